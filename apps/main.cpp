@@ -1,0 +1,7 @@
+// hopsim command line: run, validate, bench, info.
+#include <cstdio>
+
+int main() {
+  std::puts("hopsim: skeleton");
+  return 0;
+}

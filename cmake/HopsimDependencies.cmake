@@ -1,0 +1,33 @@
+# Finds hopsim's libraries and gives the ones whose target names differ between distributions one name each.
+
+find_package(yaml-cpp REQUIRED)
+add_library(hopsim::yaml INTERFACE IMPORTED)
+if(TARGET yaml-cpp::yaml-cpp)          # yaml-cpp 0.8 (Ubuntu 24.04)
+  target_link_libraries(hopsim::yaml INTERFACE yaml-cpp::yaml-cpp)
+elseif(TARGET yaml-cpp)                # yaml-cpp 0.7 (Debian 12)
+  target_link_libraries(hopsim::yaml INTERFACE yaml-cpp)
+else()
+  message(FATAL_ERROR "yaml-cpp was found but exports neither yaml-cpp::yaml-cpp nor yaml-cpp")
+endif()
+
+find_package(HDF5 REQUIRED COMPONENTS C)
+add_library(hopsim::hdf5 INTERFACE IMPORTED)
+if(TARGET hdf5::hdf5)
+  target_link_libraries(hopsim::hdf5 INTERFACE hdf5::hdf5)
+else()
+  target_include_directories(hopsim::hdf5 INTERFACE ${HDF5_INCLUDE_DIRS})
+  target_link_libraries(hopsim::hdf5 INTERFACE ${HDF5_C_LIBRARIES})
+  target_compile_definitions(hopsim::hdf5 INTERFACE ${HDF5_DEFINITIONS})
+endif()
+
+find_package(CLI11 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+
+if(HOPSIM_WITH_MPI)
+  find_package(MPI REQUIRED COMPONENTS CXX)
+endif()
+if(HOPSIM_WITH_VTK)
+  find_package(VTK 9 REQUIRED COMPONENTS CommonCore CommonDataModel IOXML)
+endif()

@@ -1,0 +1,38 @@
+// Files that appear whole or not at all: written under a temporary name, renamed into place when complete.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace hopsim::io {
+
+// Temporary name next to the final one, so the rename stays on one file system.
+std::filesystem::path temporaryPathFor(const std::filesystem::path& finalPath);
+
+// Renames tmp to finalPath (replacing it); throws std::runtime_error naming both paths on failure.
+void commitFile(const std::filesystem::path& tmp, const std::filesystem::path& finalPath);
+
+// Writes text to path atomically.
+void writeFileAtomic(const std::filesystem::path& path, const std::string& content);
+
+// Creates dir (and parents); a clear error if it exists as a file or cannot be made.
+void ensureDirectory(const std::filesystem::path& dir);
+
+// A text stream to a temporary file; commit() flushes, checks and renames. Destroyed uncommitted: removed.
+class AtomicTextFile {
+ public:
+  explicit AtomicTextFile(std::filesystem::path finalPath);
+  ~AtomicTextFile();
+  AtomicTextFile(const AtomicTextFile&) = delete;
+  AtomicTextFile& operator=(const AtomicTextFile&) = delete;
+  std::ofstream& stream() { return out_; }
+  void commit();
+
+ private:
+  std::filesystem::path final_, tmp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+}  // namespace hopsim::io

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds, and runs the whole test suite (GPU tests report "skipped" without a GPU).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh
+cd build
+ctest --output-on-failure --timeout 1500

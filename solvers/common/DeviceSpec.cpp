@@ -1,0 +1,24 @@
+// Names of backends and kernel variants, as case files and logs spell them.
+#include "solvers/common/DeviceSpec.h"
+
+namespace hopsim {
+
+const char* toString(Backend b) {
+  switch (b) {
+    case Backend::Auto: return "auto";
+    case Backend::Cpu: return "cpu";
+    case Backend::Cuda: return "cuda";
+  }
+  return "?";
+}
+
+const char* toString(KernelVariant k) {
+  switch (k) {
+    case KernelVariant::Auto: return "auto";
+    case KernelVariant::Portable: return "portable";
+    case KernelVariant::Hopper: return "hopper";
+  }
+  return "?";
+}
+
+}  // namespace hopsim

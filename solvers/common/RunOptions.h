@@ -1,0 +1,19 @@
+// What the command line adds to a case when it is run (hopsim run/validate/bench).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "solvers/common/DeviceSpec.h"
+
+namespace hopsim {
+
+struct RunOptions {
+  std::string outputDir;                  // replaces output.dir when not empty
+  std::optional<Backend> backend;         // --backend
+  std::optional<KernelVariant> kernels;   // --kernels
+  bool quiet = false;                     // no parameter table, progress or summary (validate, tests)
+  bool writeOutput = true;                // false: run in memory only (tests, validation)
+};
+
+}  // namespace hopsim

@@ -1,0 +1,91 @@
+// The typed, validated description of a lattice Boltzmann case (what io/LbmCaseParser makes of the YAML file).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "solvers/common/DeviceSpec.h"
+
+namespace hopsim::lbm {
+
+enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
+enum class Precision { Single, Double, Half };  // Half: FP16 storage, FP32 arithmetic (GPU only)
+enum class CollisionModel { BGK, TRT };
+enum class BoundaryType { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet };
+enum class InletProfile { Uniform, Parabolic };
+enum class ShapeKind { Circle, Sphere, Cylinder, Box };
+
+using Vec3 = std::array<double, 3>;
+
+// One face of the box: index = 2 * axis + (0 for the minus face, 1 for the plus face).
+struct FaceBoundary {
+  BoundaryType type = BoundaryType::Periodic;
+  Vec3 velocity{};                           // moving_wall, velocity_inlet (peak for parabolic)
+  InletProfile profile = InletProfile::Uniform;
+  double density = 1.0;                      // pressure_outlet
+};
+
+struct Obstacle {
+  std::string name;
+  ShapeKind shape = ShapeKind::Box;
+  Vec3 center{};      // circle, sphere, cylinder (a point on the axis)
+  double radius = 0;  // circle, sphere, cylinder
+  int axis = 2;       // cylinder: 0 = x, 1 = y, 2 = z
+  Vec3 min{}, max{};  // box
+};
+
+struct InitialCondition {
+  double density = 1.0;
+  Vec3 velocity{};
+  std::optional<double> taylorGreenU0;  // {taylor_green: {u0: ...}} replaces density/velocity
+};
+
+struct ForcesOutput {
+  int every = 0;              // 0: no forces.csv
+  double refVelocity = 0;     // U in cd = 2 F / (rho0 U^2 L)
+  double refLength = 0;       // L (2D) or area A (3D)
+  double refDensity = 1.0;
+};
+
+enum class FieldName { Density, Velocity, Flags };
+enum class OutputFormat { Hdf5, Vtk };
+
+struct OutputSpec {
+  std::string dir = "out";
+  int every = 0;                  // field output interval; 0 = final state only
+  std::vector<FieldName> fields{FieldName::Density, FieldName::Velocity};
+  std::vector<OutputFormat> formats{OutputFormat::Hdf5};
+  int observablesEvery = 100;     // observables.csv interval (0: only first and last step)
+  ForcesOutput forces;
+};
+
+struct LbmCase {
+  std::string sourceFile;
+  LatticeKind lattice = LatticeKind::D2Q9;
+  int dimensions = 2;
+  Precision precision = Precision::Double;
+  CollisionModel collision = CollisionModel::BGK;
+  double trtMagic = 3.0 / 16.0;
+  std::array<long long, 3> cells{1, 1, 1};   // unused axes are 1
+  std::array<bool, 3> periodic{false, false, true};
+  double viscosity = 0;   // lattice units; tau = 3 nu + 1/2
+  double tau = 0;
+  Vec3 bodyForce{};
+  std::array<FaceBoundary, 6> faces{};
+  std::vector<Obstacle> obstacles;
+  InitialCondition initial;
+  long long steps = 0;
+  OutputSpec output;
+  DeviceSpec device;
+};
+
+const char* toString(LatticeKind k);
+const char* toString(Precision p);
+const char* toString(CollisionModel c);
+const char* toString(BoundaryType b);
+const char* faceName(int face);  // "x-", "x+", ...
+
+}  // namespace hopsim::lbm

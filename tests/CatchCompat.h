@@ -1,0 +1,14 @@
+// One include for Catch2 2.13 (Debian 12) and Catch2 3.x (Ubuntu 24.04).
+#pragma once
+
+#if defined(HOPSIM_CATCH2_V3)
+#include <catch2/catch_approx.hpp>
+#include <catch2/catch_session.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_floating_point.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+using Catch::Approx;
+#else
+#include <catch2/catch.hpp>
+#endif
