@@ -1,0 +1,44 @@
+// Validation cases: each runs a case and compares a measured quantity with an analytic solution or a
+// published table, against a stated tolerance. `hopsim validate` and the Catch2 suite run the same cases.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "solvers/common/DeviceSpec.h"
+
+namespace hopsim::validation {
+
+struct Row {
+  std::string caseName;
+  std::string quantity;   // e.g. "L2 error of u(y)", "decay rate / analytic - 1"
+  double measured = 0;    // the error measure that is compared with the tolerance
+  double tolerance = 0;
+  bool pass = false;
+  std::string detail;     // resolution, reference, extra numbers
+};
+
+struct Context {
+  Backend backend = Backend::Cpu;
+  KernelVariant kernels = KernelVariant::Auto;
+  std::string dataDir;    // the source tree: validation/*.yaml and validation/reference/*.csv
+};
+
+struct Case {
+  std::string name;         // e.g. "lbm.poiseuille2d"
+  std::string description;
+  bool quick = true;        // false: too slow for CI (run by `hopsim validate NAME` or `--all`)
+  std::function<std::vector<Row>(const Context&)> run;
+};
+
+// Helper for checkers: a row with pass = measured <= tolerance (NaN fails).
+Row makeRow(std::string caseName, std::string quantity, double measured, double tolerance, std::string detail = {});
+
+// Where validation/ and inputs/ live: $HOPSIM_DATA_DIR, else the source tree hopsim was built from.
+std::string defaultDataDir();
+
+// All registered cases, LBM then MD.
+std::vector<Case> allCases();
+
+}  // namespace hopsim::validation
