@@ -4,5 +4,12 @@
 #if defined(__CUDACC__)
 #define HOPSIM_HD __host__ __device__ __forceinline__
 #else
-#define HOPSIM_HD inline
+#define HOPSIM_HD inline __attribute__((always_inline))
+#endif
+
+// Unrolls the next loop on both compilers; physics loops over lattice directions rely on it.
+#if defined(__CUDACC__)
+#define HOPSIM_UNROLL _Pragma("unroll")
+#else
+#define HOPSIM_UNROLL _Pragma("GCC unroll 32")
 #endif

@@ -7,12 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "kernels/lbm/LbmTypes.h"
 #include "solvers/common/DeviceSpec.h"
 
 namespace hopsim::lbm {
 
-enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
-enum class Precision { Single, Double, Half };  // Half: FP16 storage, FP32 arithmetic (GPU only)
 enum class CollisionModel { BGK, TRT };
 enum class BoundaryType { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet };
 enum class InletProfile { Uniform, Parabolic };

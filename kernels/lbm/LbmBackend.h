@@ -1,0 +1,76 @@
+// The backend-neutral face of a lattice Boltzmann state: what the solver asks of CPU and GPU implementations.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/lbm/BoundaryParams.h"
+#include "kernels/lbm/LbmTypes.h"
+#include "solvers/common/DeviceSpec.h"
+
+namespace hopsim::lbm {
+
+struct Observables {
+  double mass = 0;           // sum of rho over fluid cells
+  double kineticEnergy = 0;  // sum of rho u^2 / 2 over fluid cells
+  double maxSpeed = 0;
+};
+
+// Everything a backend needs to build its state; plain data, no case-file types beyond the enums.
+struct LbmSetup {
+  LatticeKind lattice;
+  Precision precision;
+  DomainParams<double> domain;       // converted to the backend's arithmetic type
+  std::vector<std::uint8_t> flags;   // one per cell, x fastest
+  std::vector<double> density;       // initial rho per cell
+  std::vector<double> velocity;      // initial u, 3 per cell
+  int obstacles = 0;
+};
+
+class LbmBackend {
+ public:
+  virtual ~LbmBackend() = default;
+  virtual std::string name() const = 0;        // e.g. "cpu", "cuda/portable"
+  virtual std::string description() const = 0; // threads, device, layout: for the log and run.json
+  // Advances `steps` time steps; with forces, obstacle forces are computed in the last of them.
+  virtual void advance(long long steps, bool forcesOnLastStep) = 0;
+  // Density and velocity (3 per cell) of the current state; solid cells read rho = 1, u = 0.
+  virtual void macroscopic(std::vector<double>& density, std::vector<double>& velocity) = 0;
+  virtual Observables observables() = 0;
+  // Force on each obstacle from the last step that computed forces.
+  virtual std::vector<std::array<double, 3>> obstacleForces() = 0;
+  // Bytes of population data one cell update reads and writes (for bandwidth figures).
+  virtual double bytesPerCellUpdate() const = 0;
+};
+
+std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& setup);
+
+// The CUDA backend (portable or Hopper kernels); throws when hopsim was built without CUDA.
+std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup& setup, KernelVariant variant, int device);
+
+// Convert the setup's double-precision domain to arithmetic type T.
+template <class T>
+DomainParams<T> convertDomain(const DomainParams<double>& d) {
+  DomainParams<T> out;
+  for (int a = 0; a < 3; ++a) {
+    out.n[a] = d.n[a];
+    out.periodic[a] = d.periodic[a];
+    out.collision.force[a] = static_cast<T>(d.collision.force[a]);
+  }
+  out.cells = d.cells;
+  out.collision.omega = static_cast<T>(d.collision.omega);
+  out.collision.omegaMinus = static_cast<T>(d.collision.omegaMinus);
+  out.collision.trt = d.collision.trt;
+  for (int f = 0; f < 6; ++f) {
+    out.face[f].type = d.face[f].type;
+    out.face[f].parabolic = d.face[f].parabolic;
+    out.face[f].rho = static_cast<T>(d.face[f].rho);
+    for (int a = 0; a < 3; ++a) out.face[f].u[a] = static_cast<T>(d.face[f].u[a]);
+  }
+  return out;
+}
+
+}  // namespace hopsim::lbm

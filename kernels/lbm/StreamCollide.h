@@ -1,0 +1,143 @@
+// One lattice Boltzmann update of one cell (pull streaming with boundaries, then collision), shared by backends.
+//
+// Boundary conditions, all applied while pulling population i from the cell upstream, x - c_i:
+// - solid cell upstream (obstacle): half-way bounce-back, f_i(x) = f*_opp(i)(x); the link's momentum is
+//   credited to the obstacle (momentum exchange).
+// - upstream cell outside a wall face: half-way bounce-back with the wall velocity,
+//   f_i(x) = f*_opp(i)(x) + 6 w_i rho_w c_i.u_w (rho_w = 1). Where a corner crosses several faces, a stationary
+//   wall wins over a moving one, and any wall over an inlet or outlet.
+// - upstream cell outside a velocity inlet or pressure outlet: non-equilibrium extrapolation (Guo, Zheng & Shi,
+//   Chin. Phys. 2002). The ghost node half a cell outside the face takes the equilibrium of (rho, u) made of the
+//   prescribed value and the one extrapolated from its inner neighbour x0, plus x0's non-equilibrium part:
+//   f*_i(ghost) = feq_i(rho_g, u_g) + f*_i(x0) - feq_i(rho0, u0). Inlet: u_g prescribed, rho_g = rho0.
+//   Outlet: rho_g prescribed, u_g = u0.
+#pragma once
+
+#include "kernels/lbm/BoundaryParams.h"
+
+namespace hopsim::lbm {
+
+// Inlet velocity at a ghost node: uniform, or a peak-valued parabola in each non-periodic tangential direction.
+template <class T>
+HOPSIM_HD void inletVelocity(const DomainParams<T>& p, int face, const int g[3], T u[3]) {
+  const FaceParams<T>& fp = p.face[face];
+  T scale = T(1);
+  if (fp.parabolic) {
+    const int normal = face >> 1;
+    for (int a = 0; a < 3; ++a) {
+      if (a == normal || p.periodic[a]) continue;
+      const T L = T(p.n[a]);
+      T s = T(g[a]) + T(0.5);
+      s = s < T(0) ? T(0) : (s > L ? L : s);  // a ghost beyond a corner takes the value on the edge
+      scale *= T(4) * s * (L - s) / (L * L);
+    }
+  }
+  u[0] = fp.u[0] * scale;
+  u[1] = fp.u[1] * scale;
+  u[2] = fp.u[2] * scale;
+}
+
+// Population i of the ghost node g outside an inlet or outlet face (post-collision), from its inner neighbour.
+template <class L, class T, class Load>
+HOPSIM_HD T ghostPopulation(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load, int face,
+                            int i, const int g[3], long long self) {
+  int x0[3] = {g[0], g[1], g[2]};
+  for (int a = 0; a < 3; ++a) {
+    if (x0[a] < 0) x0[a] = 0;
+    if (x0[a] >= p.n[a]) x0[a] = p.n[a] - 1;
+  }
+  long long inner = p.index(x0[0], x0[1], x0[2]);
+  if (flags[inner] != kFluid) inner = self;  // an obstacle touching the face: use the pulling cell instead
+  T f0[L::Q];
+HOPSIM_UNROLL
+  for (int k = 0; k < L::Q; ++k) f0[k] = load(k, inner);
+  T rho0, u0[3];
+  postCollisionMoments<L>(f0, p.collision.force, rho0, u0);
+  T rhoG = rho0, uG[3] = {u0[0], u0[1], u0[2]};
+  if (p.face[face].type == kFaceVelocityInlet) {
+    inletVelocity(p, face, g, uG);
+  } else {
+    rhoG = p.face[face].rho;
+  }
+  return equilibriumShifted<L>(i, rhoG - T(1), rhoG, uG) + f0[i] - equilibriumShifted<L>(i, rho0 - T(1), rho0, u0);
+}
+
+// Pulls the Q populations arriving at cell (x, y, z). `load(i, cell)` reads stored post-collision population i;
+// When Forces is true, `onLink(obstacle, i, m)` is called for each link into an obstacle: the population that hit
+// it and the one that came back carry m = f*_opp(i) + f_i, so the obstacle gains momentum -m c_i.
+template <class L, bool Forces, class T, class Load, class Link>
+HOPSIM_HD void gather(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load, int x, int y, int z,
+                      long long self, T* f, const Link& onLink) {
+  const int pos[3] = {x, y, z};
+  bool interior = true;  // every upstream cell inside the box: no wrapping, no faces
+  for (int a = 0; a < L::D; ++a) interior = interior && pos[a] > 0 && pos[a] < p.n[a] - 1;
+  if (interior) {
+    const long long sy = p.n[0], sz = static_cast<long long>(p.n[0]) * p.n[1];
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) {
+      const long long src = self - (L::c(i, 0) + sy * L::c(i, 1) + sz * L::c(i, 2));
+      const std::uint8_t flag = flags[src];
+      if (flag == kFluid) {
+        f[i] = load(i, src);
+      } else {
+        const int o = opposite(i);
+        f[i] = load(o, self);
+        if constexpr (Forces) {
+          if (flag >= kObstacleBase) onLink(flag - kObstacleBase, i, T(2) * (f[i] + L::template w<T>(i)));
+        }
+      }
+    }
+    return;
+  }
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) {
+    int s[3];
+    int crossed = 0;  // bit per face crossed on the way upstream
+HOPSIM_UNROLL
+    for (int a = 0; a < 3; ++a) {
+      s[a] = pos[a] - L::c(i, a);
+      if (s[a] < 0) {
+        if (p.periodic[a]) s[a] += p.n[a];
+        else crossed |= 1 << (2 * a);
+      } else if (s[a] >= p.n[a]) {
+        if (p.periodic[a]) s[a] -= p.n[a];
+        else crossed |= 1 << (2 * a + 1);
+      }
+    }
+    const int o = opposite(i);
+    if (crossed == 0) {
+      const long long src = p.index(s[0], s[1], s[2]);
+      const std::uint8_t flag = flags[src];
+      if (flag == kFluid) {
+        f[i] = load(i, src);
+      } else {
+        f[i] = load(o, self);
+        if constexpr (Forces) {
+          if (flag >= kObstacleBase) onLink(flag - kObstacleBase, i, T(2) * (f[i] + L::template w<T>(i)));
+        }
+      }
+      continue;
+    }
+    int wall = -1, moving = -1, open = -1;
+    for (int face = 0; face < 6; ++face) {
+      if (!(crossed & (1 << face))) continue;
+      const int type = p.face[face].type;
+      if (type == kFaceWall) wall = face;
+      else if (type == kFaceMovingWall) moving = face;
+      else if (open < 0) open = face;
+    }
+    if (wall >= 0 || moving >= 0) {
+      T value = load(o, self);
+      if (wall < 0) {
+        const FaceParams<T>& fp = p.face[moving];
+        const T cu = T(L::c(i, 0)) * fp.u[0] + T(L::c(i, 1)) * fp.u[1] + T(L::c(i, 2)) * fp.u[2];
+        value += T(6) * L::template w<T>(i) * cu;
+      }
+      f[i] = value;
+    } else {
+      f[i] = ghostPopulation<L>(p, flags, load, open, i, s, self);
+    }
+  }
+}
+
+}  // namespace hopsim::lbm
