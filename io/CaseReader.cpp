@@ -182,6 +182,12 @@ std::optional<CaseNode> CaseNode::find(std::string_view key) const {
 
 CaseNode CaseNode::at(std::string_view key) const {
   if (auto c = find(key)) return *c;
+  // "key:" with nothing after it is present but empty; calling it missing would send the user looking elsewhere.
+  for (const auto& kv : node_)
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+      const std::string childPath = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+      child(kv.first, childPath, kv.first.Mark()).fail(fmt::format("'{}' has no value; it is required", childPath));
+    }
   fail(fmt::format("missing required key '{}' in {}", key, describe()));
 }
 
@@ -224,11 +230,20 @@ CaseNode CaseNode::operator[](std::size_t i) const {
   return child(n, fmt::format("{}[{}]", path_, i), m);
 }
 
+namespace {
+// A quoted scalar is a string in YAML; yaml-cpp would still convert "100" to a number, hiding a type error.
+bool isQuoted(const YAML::Node& n) { return n.IsScalar() && n.Tag() == "!"; }
+
+std::string foundText(const YAML::Node& n) {
+  if (isQuoted(n)) return "the quoted string \"" + n.Scalar() + "\" (a quoted value is text; remove the quotes)";
+  return n.IsScalar() ? "'" + n.Scalar() + "'" : kindName(n);
+}
+}  // namespace
+
 double CaseNode::number() const {
   double v = 0;
-  if (!node_.IsScalar() || !YAML::convert<double>::decode(node_, v))
-    fail(fmt::format("{} must be a number, found {}", describe(),
-                     node_.IsScalar() ? "'" + node_.Scalar() + "'" : kindName(node_)));
+  if (!node_.IsScalar() || isQuoted(node_) || !YAML::convert<double>::decode(node_, v))
+    fail(fmt::format("{} must be a number, found {}", describe(), foundText(node_)));
   if (!std::isfinite(v)) fail(fmt::format("{} must be a finite number, found '{}'", describe(), node_.Scalar()));
   return v;
 }
@@ -247,9 +262,8 @@ double CaseNode::positive() const {
 
 long long CaseNode::integer() const {
   long long v = 0;
-  if (!node_.IsScalar() || !YAML::convert<long long>::decode(node_, v))
-    fail(fmt::format("{} must be a whole number, found {}", describe(),
-                     node_.IsScalar() ? "'" + node_.Scalar() + "'" : kindName(node_)));
+  if (!node_.IsScalar() || isQuoted(node_) || !YAML::convert<long long>::decode(node_, v))
+    fail(fmt::format("{} must be a whole number, found {}", describe(), foundText(node_)));
   return v;
 }
 
@@ -261,9 +275,8 @@ long long CaseNode::integer(long long min, long long max) const {
 
 bool CaseNode::boolean() const {
   bool v = false;
-  if (!node_.IsScalar() || !YAML::convert<bool>::decode(node_, v))
-    fail(fmt::format("{} must be true or false, found {}", describe(),
-                     node_.IsScalar() ? "'" + node_.Scalar() + "'" : kindName(node_)));
+  if (!node_.IsScalar() || isQuoted(node_) || !YAML::convert<bool>::decode(node_, v))
+    fail(fmt::format("{} must be true or false, found {}", describe(), foundText(node_)));
   return v;
 }
 
@@ -355,6 +368,9 @@ std::shared_ptr<CaseState> parse(const std::string& text, const std::string& nam
     }
     throw CaseError(where, "YAML syntax error: " + e.msg);
   }
+  if (!state->root || state->root.IsNull())
+    throw CaseError(SourceLocation{name}, "the case file has no content (only comments?); a case needs at least a "
+                                          "'solver' key (lbm or md)");
   if (!state->root.IsMap())
     throw CaseError(SourceLocation{name, 1, 1}, "a case file must be a map of keys (solver: ..., ...)");
   for (const auto& o : overrides) applyOverride(*state, o);
