@@ -137,6 +137,16 @@ CaseNode::CaseNode(std::shared_ptr<CaseState> state, YAML::Node node, std::strin
     : state_(std::move(state)), node_(std::move(node)), path_(std::move(path)), origin_(std::move(origin)),
       mark_(mark) {}
 
+CaseNode& CaseNode::operator=(const CaseNode& other) {
+  if (this == &other) return *this;
+  state_ = other.state_;
+  node_.reset(other.node_);
+  path_ = other.path_;
+  origin_ = other.origin_;
+  mark_ = other.mark_;
+  return *this;
+}
+
 CaseNode CaseNode::child(const YAML::Node& n, std::string path, YAML::Mark mark) const {
   std::string origin = origin_;
   if (origin.empty())
