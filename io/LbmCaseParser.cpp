@@ -510,12 +510,12 @@ void checkLatticeMach(const CaseNode& root, const LbmCase& c) {
 
 LbmCase parseLbmCase(const CaseDocument& doc) {
   const CaseNode root = doc.root();
+  readSolver(root);  // first: an md case handed to this parser should hear that, not about its unknown keys
   root.checkKeys({"solver", "lattice", "precision", "collision", "domain", "fluid", "body_force", "boundaries",
                   "obstacles", "initial", "run", "output", "device"});
   LbmCase c;
   Shape s;
   c.sourceFile = doc.fileName();
-  readSolver(root);
   readLattice(root, c, s);
   c.device = parseDeviceSpec(root);  // before precision: half precision depends on the backend
   if (s.dims == 2 && c.device.ranks[2] > 1)

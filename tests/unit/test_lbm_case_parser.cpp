@@ -248,6 +248,9 @@ TEST_CASE("missing required keys are errors", "[unit]") {
 TEST_CASE("solver must be lbm", "[unit]") {
   SECTION("md") { expectError(edited(k2D, "solver: lbm", "solver: md"), 1, 9, "allowed here: lbm"); }
   SECTION("typo") { expectError(edited(k2D, "solver: lbm", "solver: lmb"), 1, 9, "did you mean 'lbm'?"); }
+  SECTION("an md case is reported as such, not by its unknown keys") {
+    expectError("system: {lattice: {type: fcc}}\nsolver: md\n", 2, 9, "molecular dynamics cases are read by the md solver");
+  }
 }
 
 TEST_CASE("lattice, precision and collision choices are checked", "[unit]") {
