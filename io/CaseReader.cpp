@@ -137,6 +137,16 @@ CaseNode::CaseNode(std::shared_ptr<CaseState> state, YAML::Node node, std::strin
     : state_(std::move(state)), node_(std::move(node)), path_(std::move(path)), origin_(std::move(origin)),
       mark_(mark) {}
 
+CaseNode& CaseNode::operator=(const CaseNode& other) {
+  if (this == &other) return *this;
+  state_ = other.state_;
+  node_.reset(other.node_);
+  path_ = other.path_;
+  origin_ = other.origin_;
+  mark_ = other.mark_;
+  return *this;
+}
+
 CaseNode CaseNode::child(const YAML::Node& n, std::string path, YAML::Mark mark) const {
   std::string origin = origin_;
   if (origin.empty())
@@ -182,6 +192,12 @@ std::optional<CaseNode> CaseNode::find(std::string_view key) const {
 
 CaseNode CaseNode::at(std::string_view key) const {
   if (auto c = find(key)) return *c;
+  // "key:" with nothing after it is present but empty; calling it missing would send the user looking elsewhere.
+  for (const auto& kv : node_)
+    if (kv.first.IsScalar() && kv.first.Scalar() == key) {
+      const std::string childPath = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+      child(kv.first, childPath, kv.first.Mark()).fail(fmt::format("'{}' has no value; it is required", childPath));
+    }
   fail(fmt::format("missing required key '{}' in {}", key, describe()));
 }
 
@@ -224,11 +240,20 @@ CaseNode CaseNode::operator[](std::size_t i) const {
   return child(n, fmt::format("{}[{}]", path_, i), m);
 }
 
+namespace {
+// A quoted scalar is a string in YAML; yaml-cpp would still convert "100" to a number, hiding a type error.
+bool isQuoted(const YAML::Node& n) { return n.IsScalar() && n.Tag() == "!"; }
+
+std::string foundText(const YAML::Node& n) {
+  if (isQuoted(n)) return "the quoted string \"" + n.Scalar() + "\" (a quoted value is text; remove the quotes)";
+  return n.IsScalar() ? "'" + n.Scalar() + "'" : kindName(n);
+}
+}  // namespace
+
 double CaseNode::number() const {
   double v = 0;
-  if (!node_.IsScalar() || !YAML::convert<double>::decode(node_, v))
-    fail(fmt::format("{} must be a number, found {}", describe(),
-                     node_.IsScalar() ? "'" + node_.Scalar() + "'" : kindName(node_)));
+  if (!node_.IsScalar() || isQuoted(node_) || !YAML::convert<double>::decode(node_, v))
+    fail(fmt::format("{} must be a number, found {}", describe(), foundText(node_)));
   if (!std::isfinite(v)) fail(fmt::format("{} must be a finite number, found '{}'", describe(), node_.Scalar()));
   return v;
 }
@@ -247,9 +272,8 @@ double CaseNode::positive() const {
 
 long long CaseNode::integer() const {
   long long v = 0;
-  if (!node_.IsScalar() || !YAML::convert<long long>::decode(node_, v))
-    fail(fmt::format("{} must be a whole number, found {}", describe(),
-                     node_.IsScalar() ? "'" + node_.Scalar() + "'" : kindName(node_)));
+  if (!node_.IsScalar() || isQuoted(node_) || !YAML::convert<long long>::decode(node_, v))
+    fail(fmt::format("{} must be a whole number, found {}", describe(), foundText(node_)));
   return v;
 }
 
@@ -261,9 +285,8 @@ long long CaseNode::integer(long long min, long long max) const {
 
 bool CaseNode::boolean() const {
   bool v = false;
-  if (!node_.IsScalar() || !YAML::convert<bool>::decode(node_, v))
-    fail(fmt::format("{} must be true or false, found {}", describe(),
-                     node_.IsScalar() ? "'" + node_.Scalar() + "'" : kindName(node_)));
+  if (!node_.IsScalar() || isQuoted(node_) || !YAML::convert<bool>::decode(node_, v))
+    fail(fmt::format("{} must be true or false, found {}", describe(), foundText(node_)));
   return v;
 }
 
@@ -355,6 +378,9 @@ std::shared_ptr<CaseState> parse(const std::string& text, const std::string& nam
     }
     throw CaseError(where, "YAML syntax error: " + e.msg);
   }
+  if (!state->root || state->root.IsNull())
+    throw CaseError(SourceLocation{name}, "the case file has no content (only comments?); a case needs at least a "
+                                          "'solver' key (lbm or md)");
   if (!state->root.IsMap())
     throw CaseError(SourceLocation{name, 1, 1}, "a case file must be a map of keys (solver: ..., ...)");
   for (const auto& o : overrides) applyOverride(*state, o);

@@ -45,6 +45,10 @@ class CaseNode {
  public:
   CaseNode(std::shared_ptr<CaseState> state, YAML::Node node, std::string path, std::string origin,
            YAML::Mark mark);
+  CaseNode(const CaseNode&) = default;
+  // Rebinds this handle; the default would use YAML::Node::operator=, which overwrites the node it refers to and
+  // so edits the document (`std::optional<CaseNode> n = root; n = n->find("a");` would replace the root).
+  CaseNode& operator=(const CaseNode& other);
 
   // Maps.
   bool has(std::string_view key) const;

@@ -1,0 +1,539 @@
+// Validation of `solver: lbm` cases: each value is checked where it is read, so each error points at that value.
+#include "io/LbmCaseParser.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <array>
+#include <climits>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <string_view>
+
+#include "io/DeviceSpecParser.h"
+
+namespace hopsim::io {
+
+using lbm::BoundaryType;
+using lbm::LbmCase;
+using lbm::Vec3;
+
+namespace {
+
+constexpr double kMachWarning = 0.1;
+constexpr double kMachError = 0.3;
+// Below this tau the non-hydrodynamic modes are barely damped and BGK/TRT runs blow up at the first sharp feature.
+constexpr double kTauWarning = 0.51;
+// Obstacle ids share the one-byte cell flag with fluid and the boundary kinds.
+constexpr std::size_t kMaxObstacles = 253;
+// Keeps cell counts and the total far from overflowing any index type a backend might use.
+constexpr long long kMaxCellsPerAxis = 1LL << 24;
+constexpr long long kMaxCells = 1LL << 40;
+
+constexpr std::array<const char*, 3> kAxis{"x", "y", "z"};
+
+// What later sections need to know about the earlier ones.
+struct Shape {
+  int dims = 2;
+  std::string lattice;
+  std::array<long long, 3> cells{1, 1, 1};
+};
+
+std::string axesList(int dims) { return dims == 2 ? "x, y" : "x, y, z"; }
+std::string facesList(int dims) { return dims == 2 ? "x-, x+, y-, y+" : "x-, x+, y-, y+, z-, z+"; }
+
+double norm(const Vec3& v) { return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+// A vector with one number per axis of the lattice; the message says which lattice when the length is wrong,
+// because a 2D vector left in a case switched to 3D is the usual way to get here.
+Vec3 readVector(const CaseNode& n, const Shape& s) {
+  const std::size_t count = n.size();
+  if (count != static_cast<std::size_t>(s.dims))
+    n.fail(fmt::format("'{}' has {} number{} but {} is a {}D lattice: give {} ({})", n.path(), count,
+                       count == 1 ? "" : "s", s.lattice, s.dims, s.dims, axesList(s.dims)));
+  Vec3 v{};
+  for (int a = 0; a < s.dims; ++a) v[a] = n[a].number();
+  return v;
+}
+
+// A whole number in [min, INT_MAX]; `meaning` explains the lower limit.
+int boundedInt(const CaseNode& n, long long min, const std::string& meaning) {
+  const long long v = n.integer();
+  if (v < min) n.fail(fmt::format("'{}' = {} must be at least {}{}", n.path(), v, min, meaning));
+  if (v > INT_MAX) n.fail(fmt::format("'{}' = {} is too large; at most {}", n.path(), v, INT_MAX));
+  return static_cast<int>(v);
+}
+
+std::optional<CaseNode> findPath(const CaseNode& root, std::initializer_list<std::string_view> keys) {
+  std::optional<CaseNode> n = root;
+  for (const auto key : keys) {
+    if (!n || !n->isMap()) return std::nullopt;
+    n = n->find(key);
+  }
+  return n;
+}
+
+void readSolver(const CaseNode& root) {
+  const CaseNode solver = root.at("solver");
+  const std::string s = solver.string();
+  if (s == "lbm") return;
+  std::string hint;
+  if (s == "md")
+    hint = "; molecular dynamics cases are read by the md solver";
+  else if (closestMatch(s, {"lbm"}) == "lbm")
+    hint = " (did you mean 'lbm'?)";
+  solver.fail(fmt::format("solver = '{}' is not a lattice Boltzmann case; allowed here: lbm{}", s, hint));
+}
+
+void readLattice(const CaseNode& root, LbmCase& c, Shape& s) {
+  const CaseNode node = root.at("lattice");
+  std::string name = node.string();
+  std::string upper = name;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
+  if (upper != name && (upper == "D2Q9" || upper == "D3Q19" || upper == "D3Q27"))
+    node.fail(fmt::format("lattice = '{}': lattice names are upper case; write '{}'", name, upper));
+  name = node.choice({"D2Q9", "D3Q19", "D3Q27"});
+  c.lattice = name == "D2Q9" ? lbm::LatticeKind::D2Q9 : name == "D3Q19" ? lbm::LatticeKind::D3Q19 : lbm::LatticeKind::D3Q27;
+  c.dimensions = name == "D2Q9" ? 2 : 3;
+  s.dims = c.dimensions;
+  s.lattice = name;
+}
+
+void readPrecision(const CaseNode& root, LbmCase& c) {
+  c.precision = lbm::Precision::Single;
+  const auto node = root.find("precision");
+  if (!node) return;
+  const std::string p = node->choice({"single", "double", "half"});
+  if (p == "double") c.precision = lbm::Precision::Double;
+  if (p != "half") return;
+  if (c.device.backend == Backend::Cpu)
+    node->fail("precision 'half' (FP16 storage) runs only on a GPU backend, but device.backend is cpu; "
+               "use single or double on the CPU, or device.backend auto or cuda");
+  if (!HOPSIM_WITH_CUDA)
+    node->fail("precision 'half' (FP16 storage) runs only on a GPU backend and this build has no CUDA "
+               "(configure with -DHOPSIM_WITH_CUDA=ON); use single or double");
+  c.precision = lbm::Precision::Half;
+}
+
+void readCollision(const CaseNode& root, LbmCase& c) {
+  const auto node = root.find("collision");
+  if (!node) return;
+  node->checkKeys({"model", "magic"});
+  if (const auto m = node->find("model"))
+    c.collision = m->choice({"bgk", "trt"}) == "trt" ? lbm::CollisionModel::TRT : lbm::CollisionModel::BGK;
+  if (const auto magic = node->find("magic")) {
+    if (c.collision != lbm::CollisionModel::TRT)
+      magic->fail("collision.magic is the TRT magic parameter and needs collision.model: trt (the model here is bgk)");
+    c.trtMagic = magic->positive();
+  }
+}
+
+void readDomain(const CaseNode& root, LbmCase& c, Shape& s) {
+  const CaseNode domain = root.at("domain");
+  domain.checkKeys({"cells", "periodic"});
+  const CaseNode cells = domain.at("cells");
+  const std::size_t count = cells.size();
+  if (count != static_cast<std::size_t>(s.dims))
+    cells.fail(fmt::format("'domain.cells' has {} number{} but {} is a {}D lattice: give {} (cells along {})", count,
+                           count == 1 ? "" : "s", s.lattice, s.dims, s.dims, axesList(s.dims)));
+  long long total = 1;
+  for (int a = 0; a < s.dims; ++a) {
+    const CaseNode n = cells[a];
+    const long long v = n.integer();
+    if (v < 1) n.fail(fmt::format("'{}' = {} must be at least 1 (cells along {})", n.path(), v, kAxis[a]));
+    if (v > kMaxCellsPerAxis)
+      n.fail(fmt::format("'{}' = {} is too large; at most {} cells along an axis", n.path(), v, kMaxCellsPerAxis));
+    c.cells[a] = v;
+    total *= v;
+    if (total > kMaxCells) cells.fail(fmt::format("the domain has more than {} cells; that cannot be run", kMaxCells));
+  }
+  c.cells[2] = s.dims == 2 ? 1 : c.cells[2];
+  s.cells = c.cells;
+
+  // A 2D case is one cell thick and wraps in z, so the 3D kernels need no special case for it.
+  c.periodic = {false, false, s.dims == 2};
+  const auto periodic = domain.find("periodic");
+  if (!periodic) return;
+  for (std::size_t i = 0; i < periodic->size(); ++i) {
+    const CaseNode n = (*periodic)[i];
+    if (s.dims == 2 && n.string() == "z")
+      n.fail(fmt::format("'{}' = z, but {} is a 2D lattice: periodic axes are x and y (z wraps already)", n.path(),
+                         s.lattice));
+    const std::string axisName = n.choice({"x", "y", "z"});
+    const int axis = axisName[0] - 'x';
+    if (c.periodic[axis])
+      n.fail(fmt::format("'domain.periodic' lists {} twice; give each axis at most once", axisName));
+    c.periodic[axis] = true;
+  }
+}
+
+void readFluid(const CaseNode& root, LbmCase& c) {
+  const CaseNode fluid = root.at("fluid");
+  fluid.checkKeys({"viscosity", "tau"});
+  const auto nu = fluid.find("viscosity");
+  const auto tau = fluid.find("tau");
+  if (nu && tau) tau->fail("give either fluid.viscosity or fluid.tau, not both (tau = 3 nu + 1/2)");
+  if (!nu && !tau) fluid.fail("'fluid' needs viscosity or tau (lattice units; tau = 3 nu + 1/2)");
+  const CaseNode& given = nu ? *nu : *tau;
+  if (nu) {
+    const double v = nu->number();
+    if (!(v > 0)) nu->fail(fmt::format("fluid.viscosity = {} must be greater than 0 (lattice units; tau = 3 nu + 1/2)", v));
+    c.viscosity = v;
+    c.tau = 3 * v + 0.5;
+  } else {
+    const double t = tau->number();
+    if (!(t > 0.5)) tau->fail(fmt::format("fluid.tau = {} must be greater than 0.5 (tau = 3 nu + 1/2; nu > 0)", t));
+    c.tau = t;
+    c.viscosity = (t - 0.5) / 3;
+  }
+  if (c.tau < kTauWarning)
+    given.warn(fmt::format("tau = {:.5g} (viscosity {:.3g}) is below {}: the collision is close to its stability "
+                           "limit; raise the viscosity, or refine the grid and lower the velocity",
+                           c.tau, c.viscosity, kTauWarning));
+}
+
+lbm::FaceBoundary readBoundary(const CaseNode& entry, int face, const Shape& s) {
+  const int axis = face / 2;
+  const char* name = lbm::faceName(face);
+  lbm::FaceBoundary b;
+  const CaseNode typeNode = entry.at("type");
+  if (typeNode.string() == "periodic")
+    typeNode.fail(fmt::format("periodic is not a boundary type: list {} in domain.periodic and remove boundaries.{}",
+                              kAxis[axis], name));
+  const std::string type = typeNode.choice({"wall", "moving_wall", "velocity_inlet", "pressure_outlet"});
+  if (type == "wall") {
+    entry.checkKeys({"type"});
+    b.type = BoundaryType::Wall;
+  } else if (type == "moving_wall") {
+    entry.checkKeys({"type", "velocity"});
+    b.type = BoundaryType::MovingWall;
+    const CaseNode v = entry.at("velocity");
+    b.velocity = readVector(v, s);
+    if (b.velocity[axis] != 0)
+      v[axis].fail(fmt::format("a moving wall slides in its own plane: the {} component of the velocity of face {} "
+                               "must be 0, found {}",
+                               kAxis[axis], name, b.velocity[axis]));
+  } else if (type == "velocity_inlet") {
+    entry.checkKeys({"type", "velocity", "profile"});
+    b.type = BoundaryType::VelocityInlet;
+    if (const auto p = entry.find("profile"))
+      b.profile = p->choice({"uniform", "parabolic"}) == "parabolic" ? lbm::InletProfile::Parabolic
+                                                                      : lbm::InletProfile::Uniform;
+    const CaseNode v = entry.at("velocity");
+    b.velocity = readVector(v, s);
+    const double inward = (face % 2 == 0 ? 1.0 : -1.0) * b.velocity[axis];
+    if (!(inward > 0))
+      v.warn(fmt::format("the velocity of inlet {} does not point into the domain ({} component {}); an inlet on {} "
+                         "needs a {} {} component",
+                         name, kAxis[axis], b.velocity[axis], name, face % 2 == 0 ? "positive" : "negative",
+                         kAxis[axis]));
+  } else {
+    entry.checkKeys({"type", "density"});
+    b.type = BoundaryType::PressureOutlet;
+    if (const auto d = entry.find("density")) b.density = d->positive();
+  }
+  return b;
+}
+
+void readBoundaries(const CaseNode& root, LbmCase& c, const Shape& s) {
+  const auto boundaries = root.find("boundaries");
+  std::array<bool, 6> given{};
+  if (boundaries) {
+    boundaries->checkKeys({"x-", "x+", "y-", "y+", "z-", "z+"});
+    for (const std::string& key : boundaries->keys()) {
+      const CaseNode entry = boundaries->at(key);
+      const int face = 2 * (key[0] - 'x') + (key[1] == '+' ? 1 : 0);
+      const int axis = face / 2;
+      if (axis >= s.dims)
+        entry.fail(fmt::format("face {} exists only in 3D cases; {} is 2D, with faces {}", key, s.lattice,
+                               facesList(s.dims)));
+      if (c.periodic[axis])
+        entry.fail(fmt::format("boundaries.{} is given but {} is periodic (domain.periodic); remove the entry or take "
+                               "{} out of domain.periodic",
+                               key, kAxis[axis], kAxis[axis]));
+      c.faces[face] = readBoundary(entry, face, s);
+      given[face] = true;
+    }
+  }
+  for (int face = 0; face < 2 * s.dims; ++face) {
+    const int axis = face / 2;
+    if (c.periodic[axis] || given[face]) continue;
+    (boundaries ? *boundaries : root)
+        .fail(fmt::format("face {} is not periodic and has no boundary: add boundaries.{} (type wall, moving_wall, "
+                          "velocity_inlet or pressure_outlet) or list {} in domain.periodic",
+                          lbm::faceName(face), lbm::faceName(face), kAxis[axis]));
+  }
+}
+
+bool validName(const std::string& n) {
+  return !n.empty() && std::all_of(n.begin(), n.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || ch == '_' || ch == '-' || ch == '.';
+  });
+}
+
+lbm::Obstacle readObstacle(const CaseNode& node, std::size_t index, const Shape& s) {
+  lbm::Obstacle o;
+  const CaseNode shapeNode = node.at("shape");
+  const std::string shape = shapeNode.choice({"circle", "sphere", "cylinder", "box"});
+  if (shape == "circle" && s.dims == 3)
+    shapeNode.fail(fmt::format("shape 'circle' is 2D and {} is a 3D lattice; use 'cylinder' (with axis) or 'sphere'",
+                               s.lattice));
+  if ((shape == "sphere" || shape == "cylinder") && s.dims == 2)
+    shapeNode.fail(fmt::format("shape '{}' is 3D and {} is a 2D lattice; use 'circle' or 'box'", shape, s.lattice));
+
+  if (shape == "box")
+    node.checkKeys({"name", "shape", "min", "max"});
+  else if (shape == "cylinder")
+    node.checkKeys({"name", "shape", "center", "radius", "axis"});
+  else
+    node.checkKeys({"name", "shape", "center", "radius"});
+
+  o.name = fmt::format("obstacle{}", index);
+  if (const auto n = node.find("name")) {
+    o.name = n->string();
+    if (!validName(o.name))
+      n->fail(fmt::format("obstacle name '{}' may use only letters, digits, '_', '-' and '.' (it labels rows of "
+                          "forces.csv)",
+                          o.name));
+  }
+
+  // Each axis's extent against [0, n]; a cylinder is unbounded along its own axis.
+  auto checkInside = [&](int axis, double lo, double hi, const CaseNode& at) {
+    if (lo >= 0 && hi <= static_cast<double>(s.cells[axis])) return;
+    at.fail(fmt::format("obstacle '{}' spans {} = {} .. {}, outside the domain {} = 0 .. {}; an obstacle must lie "
+                        "inside the domain",
+                        o.name, kAxis[axis], lo, hi, kAxis[axis], s.cells[axis]));
+  };
+
+  if (shape == "box") {
+    o.shape = lbm::ShapeKind::Box;
+    const CaseNode minNode = node.at("min");
+    const CaseNode maxNode = node.at("max");
+    o.min = readVector(minNode, s);
+    o.max = readVector(maxNode, s);
+    for (int a = 0; a < s.dims; ++a) {
+      if (!(o.min[a] < o.max[a]))
+        maxNode[a].fail(fmt::format("box '{}': max {} = {} must be greater than min {} = {}", o.name, kAxis[a],
+                                    o.max[a], kAxis[a], o.min[a]));
+      checkInside(a, o.min[a], o.max[a], o.min[a] < 0 ? minNode[a] : maxNode[a]);
+    }
+    if (s.dims == 2) o.max[2] = 1;  // the 2D slab is [0, 1) in z
+    return o;
+  }
+
+  o.shape = shape == "circle" ? lbm::ShapeKind::Circle : shape == "sphere" ? lbm::ShapeKind::Sphere
+                                                                            : lbm::ShapeKind::Cylinder;
+  const CaseNode centerNode = node.at("center");
+  o.center = readVector(centerNode, s);
+  o.radius = node.at("radius").positive();
+  if (shape == "cylinder") {
+    o.axis = 2;
+    if (const auto a = node.find("axis")) o.axis = a->choice({"x", "y", "z"})[0] - 'x';
+  }
+  for (int a = 0; a < s.dims; ++a) {
+    if (shape == "cylinder" && a == o.axis) continue;
+    checkInside(a, o.center[a] - o.radius, o.center[a] + o.radius, centerNode[a]);
+  }
+  return o;
+}
+
+void readObstacles(const CaseNode& root, LbmCase& c, const Shape& s) {
+  const auto list = root.find("obstacles");
+  if (!list) return;
+  const std::size_t count = list->size();
+  if (count > kMaxObstacles)
+    list->fail(fmt::format("'obstacles' has {} entries; at most {} are allowed (each obstacle gets an id in the "
+                           "one-byte cell flag)",
+                           count, kMaxObstacles));
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < count; ++i) {
+    const CaseNode node = (*list)[i];
+    c.obstacles.push_back(readObstacle(node, i, s));
+    const auto [it, fresh] = seen.emplace(c.obstacles.back().name, i);
+    if (fresh) continue;
+    // Default names are unique, so at least one of the two was written out: point at that one.
+    const auto named = node.find("name") ? node.find("name") : (*list)[it->second].find("name");
+    named->fail(fmt::format("obstacle name '{}' is used by obstacles[{}] and obstacles[{}]; names must be unique "
+                            "(they label rows of forces.csv)",
+                            it->first, it->second, i));
+  }
+}
+
+void readInitial(const CaseNode& root, LbmCase& c, const Shape& s) {
+  const auto init = root.find("initial");
+  if (!init) return;
+  init->checkKeys({"density", "velocity", "taylor_green"});
+  if (const auto tg = init->find("taylor_green")) {
+    for (const char* key : {"density", "velocity"})
+      if (const auto other = init->find(key))
+        other->fail(fmt::format("initial.{} cannot be combined with initial.taylor_green, which sets the whole "
+                                "initial field",
+                                key));
+    tg->checkKeys({"u0"});
+    c.initial.taylorGreenU0 = tg->at("u0").positive();
+    for (int a = 0; a < s.dims; ++a)
+      if (!c.periodic[a])
+        tg->fail(fmt::format("the Taylor-Green vortex needs every axis periodic (domain.periodic: [{}]); {} is not",
+                             axesList(s.dims), kAxis[a]));
+    return;
+  }
+  if (const auto d = init->find("density")) c.initial.density = d->positive();
+  if (const auto v = init->find("velocity")) c.initial.velocity = readVector(*v, s);
+}
+
+void readRun(const CaseNode& root, LbmCase& c) {
+  const CaseNode run = root.at("run");
+  run.checkKeys({"steps"});
+  const CaseNode steps = run.at("steps");
+  c.steps = steps.integer();
+  if (c.steps < 1) steps.fail(fmt::format("run.steps = {} must be at least 1", c.steps));
+}
+
+// "out/<case file stem>", or "out/case" when the document has no usable file name (e.g. read from a string).
+std::string defaultOutputDir(const std::string& fileName) {
+  const std::string stem = std::filesystem::path(fileName).stem().string();
+  return "out/" + (validName(stem) ? stem : std::string("case"));
+}
+
+void readForces(const CaseNode& forces, LbmCase& c, const Shape& s) {
+  if (c.obstacles.empty())
+    forces.fail("output.forces needs at least one obstacle: forces are measured on the entries of 'obstacles'");
+  forces.checkKeys({"every", "reference"});
+  auto& f = c.output.forces;
+  f.every = boundedInt(forces.at("every"), 1, " (omit output.forces for no forces.csv)");
+  const CaseNode ref = forces.at("reference");
+  // Drag and lift coefficients divide by a length in 2D and an area in 3D; the wrong one is a units mistake.
+  const char* sizeKey = s.dims == 2 ? "length" : "area";
+  const char* otherKey = s.dims == 2 ? "area" : "length";
+  if (const auto wrong = ref.find(otherKey))
+    wrong->fail(fmt::format("{} cases give reference.{} (cd = 2 F / (rho U^2 {})), not reference.{}",
+                            s.dims == 2 ? "2D" : "3D", sizeKey, s.dims == 2 ? "L" : "A", otherKey));
+  ref.checkKeys({"velocity", sizeKey, "density"});
+  f.refVelocity = ref.at("velocity").positive();
+  f.refLength = ref.at(sizeKey).positive();
+  if (const auto d = ref.find("density")) f.refDensity = d->positive();
+}
+
+void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::string& fileName) {
+  c.output.dir = defaultOutputDir(fileName);
+  const auto out = root.find("output");
+  if (!out) return;
+  out->checkKeys({"dir", "every", "fields", "formats", "observables", "forces"});
+  if (const auto dir = out->find("dir")) {
+    c.output.dir = dir->string();
+    if (c.output.dir.empty()) dir->fail("output.dir is empty; give a directory path");
+  }
+  if (const auto every = out->find("every")) c.output.every = boundedInt(*every, 0, " (0 writes only the final state)");
+  if (const auto fields = out->find("fields")) {
+    if (fields->size() == 0) fields->fail("output.fields is empty; list at least one of density, velocity, flags");
+    c.output.fields.clear();
+    for (std::size_t i = 0; i < fields->size(); ++i) {
+      const CaseNode n = (*fields)[i];
+      const std::string v = n.choice({"density", "velocity", "flags"});
+      const auto field = v == "density" ? lbm::FieldName::Density : v == "velocity" ? lbm::FieldName::Velocity
+                                                                                    : lbm::FieldName::Flags;
+      if (std::find(c.output.fields.begin(), c.output.fields.end(), field) != c.output.fields.end())
+        n.fail(fmt::format("'output.fields' lists {} twice", v));
+      c.output.fields.push_back(field);
+    }
+  }
+  if (const auto formats = out->find("formats")) {
+    c.output.formats.clear();
+    for (std::size_t i = 0; i < formats->size(); ++i) {
+      const CaseNode n = (*formats)[i];
+      const std::string v = n.choice({"hdf5", "vtk"});
+      if (v == "vtk" && !HOPSIM_WITH_VTK)
+        n.fail("output format vtk needs a build with VTK (configure with -DHOPSIM_WITH_VTK=ON, VTK 9 installed); "
+               "this build writes hdf5 (open the .xmf file in ParaView)");
+      const auto format = v == "vtk" ? lbm::OutputFormat::Vtk : lbm::OutputFormat::Hdf5;
+      if (std::find(c.output.formats.begin(), c.output.formats.end(), format) != c.output.formats.end())
+        n.fail(fmt::format("'output.formats' lists {} twice", v));
+      c.output.formats.push_back(format);
+    }
+  }
+  if (const auto obs = out->find("observables")) {
+    obs->checkKeys({"every"});
+    c.output.observablesEvery = boundedInt(obs->at("every"), 0, " (0 writes only the first and last step)");
+  }
+  if (const auto forces = out->find("forces")) readForces(*forces, c, s);
+}
+
+}  // namespace
+
+double latticeMach(const LbmCase& c) {
+  double speed = 0;
+  for (int face = 0; face < 2 * c.dimensions; ++face) {
+    const auto type = c.faces[face].type;
+    if (type == BoundaryType::MovingWall || type == BoundaryType::VelocityInlet)
+      speed = std::max(speed, norm(c.faces[face].velocity));
+  }
+  if (c.initial.taylorGreenU0)
+    speed = std::max(speed, std::abs(*c.initial.taylorGreenU0));
+  else
+    speed = std::max(speed, norm(c.initial.velocity));
+  return speed * std::sqrt(3.0);
+}
+
+void checkLatticeMach(const CaseNode& root, const LbmCase& c) {
+  // Find which input sets the largest speed, to point the message at it.
+  double speed = 0;
+  std::optional<CaseNode> where;
+  auto consider = [&](double v, std::optional<CaseNode> node) {
+    if (v > speed) {
+      speed = v;
+      where = node ? node : std::optional<CaseNode>(root);
+    }
+  };
+  for (int face = 0; face < 2 * c.dimensions; ++face) {
+    const auto type = c.faces[face].type;
+    if (type == BoundaryType::MovingWall || type == BoundaryType::VelocityInlet)
+      consider(norm(c.faces[face].velocity), findPath(root, {"boundaries", lbm::faceName(face), "velocity"}));
+  }
+  if (c.initial.taylorGreenU0)
+    consider(std::abs(*c.initial.taylorGreenU0), findPath(root, {"initial", "taylor_green", "u0"}));
+  else
+    consider(norm(c.initial.velocity), findPath(root, {"initial", "velocity"}));
+  const double mach = speed * std::sqrt(3.0);
+  if (!where || mach <= kMachWarning) return;
+  if (mach > kMachError)
+    where->fail(fmt::format("lattice Mach number {:.3g} (|u| = {:.4g} here; Ma = |u| sqrt(3)) is above {}, where "
+                            "lattice Boltzmann is neither accurate nor stable; keep |u| below {:.3g} (Ma 0.1) and "
+                            "lower the viscosity with it to keep the Reynolds number",
+                            mach, speed, kMachError, kMachWarning / std::sqrt(3.0)));
+  where->warn(fmt::format("lattice Mach number {:.3g} (|u| = {:.4g} here; Ma = |u| sqrt(3)) is above {}: "
+                          "compressibility errors grow as Ma^2; keep |u| below {:.3g} and lower the viscosity with it "
+                          "to keep the Reynolds number",
+                          mach, speed, kMachWarning, kMachWarning / std::sqrt(3.0)));
+}
+
+LbmCase parseLbmCase(const CaseDocument& doc) {
+  const CaseNode root = doc.root();
+  readSolver(root);  // first: an md case handed to this parser should hear that, not about its unknown keys
+  root.checkKeys({"solver", "lattice", "precision", "collision", "domain", "fluid", "body_force", "boundaries",
+                  "obstacles", "initial", "run", "output", "device"});
+  LbmCase c;
+  Shape s;
+  c.sourceFile = doc.fileName();
+  readLattice(root, c, s);
+  c.device = parseDeviceSpec(root);  // before precision: half precision depends on the backend
+  if (s.dims == 2 && c.device.ranks[2] > 1)
+    findPath(root, {"device", "ranks"})->fail(fmt::format("device.ranks splits z into {} parts, but {} is a 2D "
+                                                          "lattice, one cell thick: give [px, py]",
+                                                          c.device.ranks[2], s.lattice));
+  readPrecision(root, c);
+  readCollision(root, c);
+  readDomain(root, c, s);
+  readFluid(root, c);
+  if (const auto g = root.find("body_force")) c.bodyForce = readVector(*g, s);
+  readBoundaries(root, c, s);
+  readObstacles(root, c, s);
+  readInitial(root, c, s);
+  readRun(root, c);
+  readOutput(root, c, s, doc.fileName());
+  checkLatticeMach(root, c);
+  return c;
+}
+
+}  // namespace hopsim::io

@@ -1,0 +1,48 @@
+// Names of the LBM case's enumerations, spelled as case files spell them (logs and run.json echo the input).
+#include "solvers/lbm/LbmCase.h"
+
+namespace hopsim::lbm {
+
+const char* toString(LatticeKind k) {
+  switch (k) {
+    case LatticeKind::D2Q9: return "D2Q9";
+    case LatticeKind::D3Q19: return "D3Q19";
+    case LatticeKind::D3Q27: return "D3Q27";
+  }
+  return "?";
+}
+
+const char* toString(Precision p) {
+  switch (p) {
+    case Precision::Single: return "single";
+    case Precision::Double: return "double";
+    case Precision::Half: return "half";
+  }
+  return "?";
+}
+
+const char* toString(CollisionModel c) {
+  switch (c) {
+    case CollisionModel::BGK: return "bgk";
+    case CollisionModel::TRT: return "trt";
+  }
+  return "?";
+}
+
+const char* toString(BoundaryType b) {
+  switch (b) {
+    case BoundaryType::Periodic: return "periodic";
+    case BoundaryType::Wall: return "wall";
+    case BoundaryType::MovingWall: return "moving_wall";
+    case BoundaryType::VelocityInlet: return "velocity_inlet";
+    case BoundaryType::PressureOutlet: return "pressure_outlet";
+  }
+  return "?";
+}
+
+const char* faceName(int face) {
+  static const char* const names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
+  return face >= 0 && face < 6 ? names[face] : "?";
+}
+
+}  // namespace hopsim::lbm
