@@ -1,0 +1,289 @@
+// The lattice Boltzmann run loop: prints derived parameters, advances to each output event, writes files.
+#include "solvers/lbm/LbmRun.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "io/AtomicFile.h"
+#include "io/CsvSeries.h"
+#include "io/FieldWriter.h"
+#include "io/LbmCaseParser.h"
+#include "io/RunInfo.h"
+#include "solvers/common/PhaseTimers.h"
+#include "solvers/common/Progress.h"
+#include "solvers/lbm/LbmSimulation.h"
+#if HOPSIM_WITH_VTK
+#include "io/vtk/VtkFieldWriter.h"
+#endif
+
+namespace hopsim::lbm {
+namespace {
+
+enum Phase : std::size_t { kUpdate, kObservables, kOutput, kOther };
+
+template <class Vec>
+double norm(const Vec& v) {
+  return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+bool wants(const std::vector<FieldName>& fields, FieldName f) {
+  for (auto x : fields)
+    if (x == f) return true;
+  return false;
+}
+
+bool wants(const std::vector<OutputFormat>& formats, OutputFormat f) {
+  for (auto x : formats)
+    if (x == f) return true;
+  return false;
+}
+
+// Field files of one run: HDF5 + XDMF and, when built with VTK, .vti + .pvd.
+class FieldOutput {
+ public:
+  FieldOutput(const LbmCase& c, const std::filesystem::path& dir) : case_(c) {
+    io::GridGeometry grid;
+    grid.cells = c.cells;
+    grid.dimensions = c.dimensions;
+    const bool single = c.precision != Precision::Double;
+    if (wants(c.output.formats, OutputFormat::Hdf5)) hdf5_.emplace(dir, "fields", grid, single);
+#if HOPSIM_WITH_VTK
+    if (wants(c.output.formats, OutputFormat::Vtk)) vtk_.emplace(dir, "fields", grid, single);
+#endif
+  }
+
+  void write(LbmSimulation& sim) {
+    std::vector<double> rho, u, flags;
+    sim.fields(rho, u);
+    std::vector<io::FieldView> views;
+    if (wants(case_.output.fields, FieldName::Density)) views.push_back({"density", 1, rho.data()});
+    if (wants(case_.output.fields, FieldName::Velocity)) views.push_back({"velocity", 3, u.data()});
+    if (wants(case_.output.fields, FieldName::Flags)) {
+      flags.assign(sim.flags().begin(), sim.flags().end());
+      views.push_back({"flags", 1, flags.data()});
+    }
+    const double time = static_cast<double>(sim.step());
+    if (hdf5_) hdf5_->write(sim.step(), time, views);
+#if HOPSIM_WITH_VTK
+    if (vtk_) vtk_->write(sim.step(), time, views);
+#endif
+    lastStep_ = sim.step();
+  }
+
+  long long lastStep() const { return lastStep_; }
+
+ private:
+  const LbmCase& case_;
+  std::optional<io::FieldSeriesWriter> hdf5_;
+#if HOPSIM_WITH_VTK
+  std::optional<io::VtkSeriesWriter> vtk_;
+#endif
+  long long lastStep_ = -1;
+};
+
+long long nextMultiple(long long step, long long every) { return every > 0 ? (step / every + 1) * every : -1; }
+
+void printParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& simMut,
+                     const std::vector<std::string>& warnings, const std::filesystem::path& outDir, bool writes) {
+  const char* axes = "xyz";
+  std::string periodic;
+  for (int a = 0; a < c.dimensions; ++a)
+    if (c.periodic[a]) periodic += std::string(periodic.empty() ? "" : ", ") + axes[a];
+  std::string cells = fmt::format("{} x {}", c.cells[0], c.cells[1]);
+  if (c.dimensions == 3) cells += fmt::format(" x {}", c.cells[2]);
+  std::printf("hopsim lbm: %s\n", c.sourceFile.c_str());
+  std::printf("  lattice        %s, %s precision, %s%s\n", toString(c.lattice), toString(c.precision),
+              toString(c.collision),
+              c.collision == CollisionModel::TRT ? fmt::format(" (magic {})", c.trtMagic).c_str() : "");
+  std::printf("  domain         %s cells (%lld fluid), periodic: %s\n", cells.c_str(), sim.fluidCellCount(),
+              periodic.empty() ? "none" : periodic.c_str());
+  std::printf("  relaxation     tau %.6g, viscosity %.6g (lattice units)\n", c.tau, c.viscosity);
+  std::printf("  Mach number    %.4f (largest imposed speed x sqrt(3))\n", io::latticeMach(c));
+  const std::string re = reynoldsDescription(c);
+  if (!re.empty()) std::printf("  Reynolds       %s\n", re.c_str());
+  if (norm(c.bodyForce) > 0)
+    std::printf("  body force     [%g, %g, %g]\n", c.bodyForce[0], c.bodyForce[1], c.bodyForce[2]);
+  std::printf("  backend        %s\n", simMut.backend().description().c_str());
+  std::printf("  steps          %lld\n", c.steps);
+  if (writes)
+    std::printf("  output         %s (fields every %d steps%s)\n", outDir.string().c_str(), c.output.every,
+                c.output.every == 0 ? ": final state only" : "");
+  for (const auto& w : warnings) std::printf("%s\n", w.c_str());
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+std::string reynoldsDescription(const LbmCase& c) {
+  if (c.output.forces.every > 0 && c.output.forces.refVelocity > 0) {
+    const double L = c.dimensions == 2 ? c.output.forces.refLength : std::sqrt(c.output.forces.refLength);
+    return fmt::format("{:.4g} (U = {:.4g}, L = {:.4g} from output.forces.reference)",
+                       c.output.forces.refVelocity * L / c.viscosity, c.output.forces.refVelocity, L);
+  }
+  for (int f = 0; f < 2 * c.dimensions; ++f) {
+    const FaceBoundary& b = c.faces[f];
+    if (b.type != BoundaryType::MovingWall) continue;
+    // The lid's length along its motion is the cavity size.
+    int axis = 0;
+    for (int a = 0; a < 3; ++a)
+      if (std::abs(b.velocity[a]) > std::abs(b.velocity[axis])) axis = a;
+    const double U = norm(b.velocity);
+    return fmt::format("{:.4g} (U = {:.4g} of the {} wall, L = {} cells)", U * c.cells[axis] / c.viscosity, U,
+                       faceName(f), c.cells[axis]);
+  }
+  return {};
+}
+
+void applyOptions(LbmCase& c, const RunOptions& options) {
+  if (!options.outputDir.empty()) c.output.dir = options.outputDir;
+  if (options.backend) c.device.backend = *options.backend;
+  if (options.kernels) c.device.kernels = *options.kernels;
+  if (c.precision == Precision::Half && resolveBackend(c.device.backend) == Backend::Cpu)
+    throw std::runtime_error("precision 'half' (FP16 storage) needs the cuda backend; this run would use the cpu");
+}
+
+int runCase(const io::CaseDocument& doc, const RunOptions& options) {
+  LbmCase c = io::parseLbmCase(doc);
+  applyOptions(c, options);
+  const auto wallStart = std::chrono::steady_clock::now();
+  PhaseTimers timers({"collide+stream+boundaries", "observables+forces", "output", "setup+other"});
+
+  std::optional<LbmSimulation> simHolder;
+  {
+    ScopedPhase t(timers, kOther);
+    simHolder.emplace(c, c.device.backend, c.device.kernels);
+  }
+  LbmSimulation& sim = *simHolder;
+  const std::filesystem::path outDir = c.output.dir;
+  const bool writes = options.writeOutput;
+  if (!options.quiet) printParameters(c, sim, sim, doc.warnings(), outDir, writes);
+
+  std::optional<FieldOutput> fields;
+  std::optional<io::CsvSeries> observables, forces;
+  if (writes) {
+    ScopedPhase t(timers, kOutput);
+    io::ensureDirectory(outDir);
+    fields.emplace(c, outDir);
+    observables.emplace(outDir / "observables.csv",
+                        std::vector<std::string>{"step", "mass", "kinetic_energy", "max_speed"});
+    if (c.output.forces.every > 0)
+      forces.emplace(outDir / "forces.csv", std::vector<std::string>{"step", "obstacle", "fx", "fy", "fz", "cd", "cl"});
+  }
+
+  const long long total = c.steps;
+  const auto& fr = c.output.forces;
+  const double refLength = fr.refLength;
+  const double cdScale = fr.refVelocity > 0 ? 2.0 / (fr.refDensity * fr.refVelocity * fr.refVelocity * refLength) : 0;
+  Progress progress(total, static_cast<double>(sim.cellCount()), "MLUPS", !options.quiet);
+  int status = 0;
+  long long lastGood = -1;
+
+  auto recordObservables = [&](long long step) {
+    ScopedPhase t(timers, kObservables);
+    const Observables o = sim.observables();
+    if (!std::isfinite(o.mass) || !std::isfinite(o.kineticEnergy)) return false;
+    if (observables)
+      observables->row({io::CsvSeries::cell(step), io::CsvSeries::cell(o.mass), io::CsvSeries::cell(o.kineticEnergy),
+                        io::CsvSeries::cell(o.maxSpeed)});
+    return true;
+  };
+  auto recordForces = [&](long long step) {
+    ScopedPhase t(timers, kObservables);
+    const auto f = sim.forces();
+    for (std::size_t k = 0; k < f.size(); ++k)
+      if (forces)
+        forces->row({io::CsvSeries::cell(step), c.obstacles[k].name, io::CsvSeries::cell(f[k][0]),
+                     io::CsvSeries::cell(f[k][1]), io::CsvSeries::cell(f[k][2]), io::CsvSeries::cell(f[k][0] * cdScale),
+                     io::CsvSeries::cell(f[k][1] * cdScale)});
+  };
+  auto writeFields = [&]() {
+    if (!fields) return;
+    ScopedPhase t(timers, kOutput);
+    fields->write(sim);
+    lastGood = sim.step();
+  };
+
+  if (!recordObservables(0)) status = 3;
+  if (status == 0) writeFields();
+  const long long obsEvery = c.output.observablesEvery;
+  while (status == 0 && sim.step() < total) {
+    const long long s = sim.step();
+    long long next = total;
+    for (long long every : {static_cast<long long>(c.output.every), obsEvery, static_cast<long long>(fr.every)})
+      if (every > 0) next = std::min(next, nextMultiple(s, every));
+    // Advance in chunks of at most ~0.25 s of work so the progress line stays alive.
+    const long long chunk = std::max<long long>(1, static_cast<long long>(2e7 / static_cast<double>(sim.cellCount())));
+    const long long target = std::min(next, s + chunk);
+    const bool forceStep = fr.every > 0 && target % fr.every == 0;
+    {
+      ScopedPhase t(timers, kUpdate);
+      sim.advance(target - s, forceStep);
+    }
+    const long long now = sim.step();
+    progress.update(now);
+    if (forceStep) recordForces(now);
+    const bool obsDue = (obsEvery > 0 && now % obsEvery == 0) || now == total;
+    if (obsDue && !recordObservables(now)) {
+      status = 3;
+      break;
+    }
+    if ((c.output.every > 0 && now % c.output.every == 0) || now == total) {
+      if (!recordObservables(now)) {
+        status = 3;
+        break;
+      }
+      writeFields();
+    }
+  }
+  progress.finish(sim.step());
+
+  if (status == 3) {
+    std::fprintf(stderr,
+                 "error: the simulation became unstable (NaN) by step %lld; %s. Lower the velocities or raise tau "
+                 "(viscosity), or refine the grid.\n",
+                 sim.step(),
+                 lastGood >= 0 ? fmt::format("the last good fields are from step {}", lastGood).c_str()
+                               : "no fields were written");
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  const double updateTime = timers.seconds(kUpdate);
+  const double mlups = updateTime > 0 ? static_cast<double>(sim.cellCount()) * sim.step() / updateTime / 1e6 : 0.0;
+  timers.add(kOther, std::max(0.0, wall - timers.total()));
+
+  if (writes) {
+    ScopedPhase t(timers, kOutput);
+    if (observables) observables->finish();
+    if (forces) forces->finish();
+    nlohmann::json run;
+    run["case"] = doc.toJson();
+    run["case_file"] = c.sourceFile;
+    run["build"] = io::buildInfo();
+    run["host"] = io::hostInfo();
+    run["devices"] = io::devicesInfo();
+    run["backend"] = sim.backend().name();
+    run["backend_description"] = sim.backend().description();
+    run["steps"] = sim.step();
+    run["cells"] = sim.cellCount();
+    run["status"] = status == 0 ? "completed" : "unstable";
+    run["timings"] = {{"wall_seconds", wall}, {"mlups", mlups}};
+    for (const auto& [name, secs] : timers.table()) run["timings"]["phases"][name] = secs;
+    io::writeRunJson(outDir / "run.json", run);
+  }
+
+  if (!options.quiet) {
+    std::printf("done: %lld steps in %s, %.1f MLUPS (%.3g cell updates)\n", sim.step(), formatDuration(wall).c_str(),
+                mlups, static_cast<double>(sim.cellCount()) * sim.step());
+    for (const auto& [name, secs] : timers.table())
+      std::printf("  %-28s %9.3f s  %5.1f%%\n", name.c_str(), secs, wall > 0 ? 100.0 * secs / wall : 0.0);
+    if (writes) std::printf("output in %s (open fields.xmf in ParaView)\n", outDir.string().c_str());
+  }
+  return status;
+}
+
+}  // namespace hopsim::lbm
