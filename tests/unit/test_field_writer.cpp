@@ -215,10 +215,13 @@ TEST_CASE("HDF5 field series round-trips every value and lists each step in the 
     CHECK(countOf(xmf, fmt::format("Precision=\"{}\" Format=\"HDF\"", single ? 4 : 8)) == 4);
     CHECK_FALSE(temporariesLeft(dir.path()));
 
-    // The same step again replaces its entry instead of listing it twice.
-    writer.write(10, 0.125, first.views());
-    CHECK(countOf(readText(dir.path() / "fields.xmf"), "<Time Value=") == 2);
-    checkValues(readDataset(dir.path() / "fields_000000010.h5", "density").values, first.density, "rewritten");
+    // The same step again replaces its entry instead of listing it twice (in another series, so the one above
+    // stays as written for a look in ParaView).
+    hopsim::io::FieldSeriesWriter again(dir.path(), "again", grid, single);
+    again.write(10, 0.125, second.views());
+    again.write(10, 0.125, first.views());
+    CHECK(countOf(readText(dir.path() / "again.xmf"), "<Time Value=") == 1);
+    checkValues(readDataset(dir.path() / "again_000000010.h5", "density").values, first.density, "rewritten");
   }
 }
 
