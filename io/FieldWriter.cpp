@@ -33,7 +33,8 @@ void checkGrid(const GridGeometry& grid) {
     if (n < 1) throw std::invalid_argument(fmt::format("grid cell counts must be positive, got {}", n));
   if (grid.dimensions == 2 && grid.cells[2] != 1)
     throw std::invalid_argument(fmt::format("a 2D grid has one cell in z, not {}", grid.cells[2]));
-  if (!(grid.spacing > 0)) throw std::invalid_argument(fmt::format("grid spacing must be positive, not {}", grid.spacing));
+  if (!(grid.spacing > 0))
+    throw std::invalid_argument(fmt::format("grid spacing must be positive, not {}", grid.spacing));
 }
 
 void checkFields(const std::vector<FieldView>& fields) {

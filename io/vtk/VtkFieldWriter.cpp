@@ -49,11 +49,11 @@ void writeImage(const std::filesystem::path& path, const GridGeometry& grid, boo
   image->SetOrigin(grid.origin[0], grid.origin[1], grid.origin[2]);
   image->SetSpacing(grid.spacing, grid.spacing, grid.spacing);
   const long long cells = grid.cellCount();
+  auto* cellData = image->GetCellData();
   for (const auto& f : fields) {
-    auto a = toArray(f, cells, single);
-    image->GetCellData()->AddArray(a);
-    if (f.components == 1 && !image->GetCellData()->GetScalars()) image->GetCellData()->SetActiveScalars(f.name.c_str());
-    if (f.components == 3 && !image->GetCellData()->GetVectors()) image->GetCellData()->SetActiveVectors(f.name.c_str());
+    cellData->AddArray(toArray(f, cells, single));
+    if (f.components == 1 && !cellData->GetScalars()) cellData->SetActiveScalars(f.name.c_str());
+    if (f.components == 3 && !cellData->GetVectors()) cellData->SetActiveVectors(f.name.c_str());
   }
   // TimeValue is the field-data name VTK's XML readers take as the data set's time when read on its own.
   vtkNew<vtkDoubleArray> timeValue;

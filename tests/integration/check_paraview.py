@@ -181,7 +181,8 @@ def main():
                 if rname != name or not at_checked_time(t, args.time):
                     continue
                 if lo < rmin or hi > rmax:
-                    errors.append("%s: '%s' values [%.17g, %.17g] outside [%.10g, %.10g]" % (where, name, lo, hi, rmin, rmax))
+                    errors.append("%s: '%s' values [%.17g, %.17g] outside [%.10g, %.10g]"
+                                  % (where, name, lo, hi, rmin, rmax))
                 else:
                     print("  %s within [%.10g, %.10g]: ok" % (name, rmin, rmax))
             for vname, vid, vcomp, want in args.value:
