@@ -1,7 +1,92 @@
 // hopsim command line: run, validate, bench, info.
-#include <cstdio>
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
-int main() {
-  std::puts("hopsim: skeleton");
-  return 0;
+#include <cstdio>
+#include <exception>
+
+#include "apps/Commands.h"
+#include "io/CaseReader.h"
+
+namespace {
+
+std::optional<hopsim::Backend> backendFrom(const std::string& s) {
+  if (s == "cpu") return hopsim::Backend::Cpu;
+  if (s == "cuda") return hopsim::Backend::Cuda;
+  if (s == "auto") return hopsim::Backend::Auto;
+  return std::nullopt;
+}
+
+std::optional<hopsim::KernelVariant> kernelsFrom(const std::string& s) {
+  if (s == "portable") return hopsim::KernelVariant::Portable;
+  if (s == "hopper") return hopsim::KernelVariant::Hopper;
+  if (s == "auto") return hopsim::KernelVariant::Auto;
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"hopsim: lattice Boltzmann flow and Lennard-Jones molecular dynamics from YAML cases, on CPUs and GPUs"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("hopsim ") + HOPSIM_VERSION);
+
+  std::string backend, kernels;
+  hopsim::RunOptions options;
+  const auto addDeviceOptions = [&](CLI::App* sub) {
+    sub->add_option("--backend", backend, "Override device.backend")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    sub->add_option("--kernels", kernels, "Override device.kernels")
+        ->check(CLI::IsMember({"auto", "portable", "hopper"}));
+  };
+
+  std::string caseFile;
+  std::vector<std::string> overrides;
+  auto* run = app.add_subcommand("run", "Run a case file");
+  run->add_option("case", caseFile, "Case file (YAML)")->required();
+  run->add_option("--set", overrides, "Override a case value: key.path=value (repeatable)")->take_all();
+  run->add_option("--output", options.outputDir, "Output directory (replaces output.dir)");
+  run->add_flag("--quiet", options.quiet, "Print only errors");
+  addDeviceOptions(run);
+
+  std::vector<std::string> names;
+  bool all = false, list = false;
+  auto* validate = app.add_subcommand("validate", "Run validation cases against analytic and published results");
+  validate->add_option("names", names, "Case names or prefixes (default: every quick case)");
+  validate->add_flag("--all", all, "Include the slow cases");
+  validate->add_flag("--list", list, "List the cases and exit");
+  addDeviceOptions(validate);
+
+  hopsim::app::BenchArgs bench;
+  auto* benchCmd = app.add_subcommand("bench", "Measure steps/s and MLUPS (or atom-steps/s) against copy bandwidth");
+  benchCmd->add_option("case", bench.caseFile, "Case file (default: D3Q19 256^3 periodic, single precision)");
+  benchCmd->add_option("--set", bench.overrides, "Override a case value: key.path=value (repeatable)")->take_all();
+  benchCmd->add_option("--steps", bench.steps, "Timed steps per repeat (default: about 0.5 s of work)")
+      ->check(CLI::PositiveNumber);
+  benchCmd->add_option("--repeats", bench.repeats, "Timed repeats (median reported)")->check(CLI::Range(1, 1000));
+  benchCmd->add_option("--json", bench.json, "Also write the JSON result to this file");
+  benchCmd->add_option("--kernels", bench.kernels, "Kernel variants to compare: portable,hopper")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"auto", "portable", "hopper"}));
+  benchCmd->add_option("--layouts", bench.layouts, "Population layouts to compare: two-lattice,in-place")
+      ->delimiter(',');
+  benchCmd->add_option("--backend", backend, "Override device.backend")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+
+  app.add_subcommand("info", "Version, build options, CPU threads and GPUs");
+
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    if (!backend.empty()) options.backend = backendFrom(backend);
+    if (!kernels.empty()) options.kernels = kernelsFrom(kernels);
+    if (run->parsed()) return hopsim::app::runCommand(caseFile, overrides, options);
+    if (validate->parsed()) return hopsim::app::validateCommand(names, options, all, list);
+    if (benchCmd->parsed()) return hopsim::app::benchCommand(bench, options);
+    return hopsim::app::infoCommand();
+  } catch (const hopsim::io::CaseError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return hopsim::app::kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return hopsim::app::kExitFailure;
+  }
 }

@@ -184,11 +184,12 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   int status = 0;
   long long lastGood = -1;
 
-  auto recordObservables = [&](long long step) {
+  // Checks the state for NaN (an unstable run) and, when a row is due, records it; false when unstable.
+  auto checkState = [&](long long step, bool row) {
     ScopedPhase t(timers, kObservables);
     const Observables o = sim.observables();
     if (!std::isfinite(o.mass) || !std::isfinite(o.kineticEnergy)) return false;
-    if (observables)
+    if (row && observables)
       observables->row({io::CsvSeries::cell(step), io::CsvSeries::cell(o.mass), io::CsvSeries::cell(o.kineticEnergy),
                         io::CsvSeries::cell(o.maxSpeed)});
     return true;
@@ -209,7 +210,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     lastGood = sim.step();
   };
 
-  if (!recordObservables(0)) status = 3;
+  if (!checkState(0, true)) status = 3;
   if (status == 0) writeFields();
   const long long obsEvery = c.output.observablesEvery;
   while (status == 0 && sim.step() < total) {
@@ -229,17 +230,13 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     progress.update(now);
     if (forceStep) recordForces(now);
     const bool obsDue = (obsEvery > 0 && now % obsEvery == 0) || now == total;
-    if (obsDue && !recordObservables(now)) {
+    const bool fieldsDue = (c.output.every > 0 && now % c.output.every == 0) || now == total;
+    // Fields are written only from a state that passed the NaN check, so the last files stay good.
+    if ((obsDue || fieldsDue) && !checkState(now, obsDue)) {
       status = 3;
       break;
     }
-    if ((c.output.every > 0 && now % c.output.every == 0) || now == total) {
-      if (!recordObservables(now)) {
-        status = 3;
-        break;
-      }
-      writeFields();
-    }
+    if (fieldsDue) writeFields();
   }
   progress.finish(sim.step());
 

@@ -1,0 +1,31 @@
+// The subcommands of the hopsim command line; each returns the process exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "solvers/common/RunOptions.h"
+
+namespace hopsim::app {
+
+int runCommand(const std::string& caseFile, const std::vector<std::string>& overrides, const RunOptions& options);
+int validateCommand(const std::vector<std::string>& names, const RunOptions& options, bool all, bool list);
+int infoCommand();
+
+struct BenchArgs {
+  std::string caseFile;                 // empty: the built-in default case
+  std::vector<std::string> overrides;
+  long long steps = 0;
+  int repeats = 5;
+  std::string json;                     // write the JSON here too
+  std::vector<std::string> kernels;     // portable, hopper
+  std::vector<std::string> layouts;     // two-lattice, in-place
+};
+int benchCommand(const BenchArgs& args, const RunOptions& options);
+
+// Exit codes: 0 ok, 1 failure (validation failed, I/O error), 2 bad input (case file, command line),
+// 3 the simulation became unstable.
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+}  // namespace hopsim::app
