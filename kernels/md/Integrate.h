@@ -30,7 +30,7 @@ struct NoseHooverState {
   double target = 0;   // dof * kT
 };
 
-inline double noseHooverHalfStep(NoseHooverState& s, double twoKe, double dt) {
+HOPSIM_HD double noseHooverHalfStep(NoseHooverState& s, double twoKe, double dt) {
   s.xi += 0.25 * dt * (twoKe - s.target) / s.q;
   const double scale = exp(-0.5 * dt * s.xi);
   twoKe *= scale * scale;
