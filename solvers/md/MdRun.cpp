@@ -1,8 +1,19 @@
-// Molecular dynamics entry point (the solver lands with the MD work).
+// Molecular dynamics entry point: parse, run, report.
 #include "solvers/md/MdRun.h"
 
+#include <cstdio>
+
+#include "io/md/MdCaseParser.h"
+#include "solvers/md/MdSimulation.h"
+
 namespace hopsim::md {
-int runCase(const io::CaseDocument& doc, const RunOptions&) {
-  doc.root().fail("the md solver is not built yet");
+
+int runCase(const io::CaseDocument& doc, const RunOptions& options) {
+  const MdCase c = io::md::parseMdCase(doc);
+  if (!options.quiet)
+    for (const auto& w : doc.warnings()) std::fprintf(stderr, "%s\n", w.c_str());
+  const MdRunResult r = runMd(c, options, doc.toJson());
+  return r.ok ? 0 : 2;
 }
+
 }  // namespace hopsim::md

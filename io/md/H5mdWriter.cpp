@@ -1,0 +1,234 @@
+// H5MD writer through the HDF5 C API: extendible, chunked time series (step, time, value) per element.
+#include "io/md/H5mdWriter.h"
+
+#include <fmt/format.h>
+#include <hdf5.h>
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "io/AtomicFile.h"
+
+namespace hopsim::io::md {
+
+namespace {
+
+void check(herr_t status, const std::string& what) {
+  if (status < 0) throw std::runtime_error("HDF5 error while " + what);
+}
+hid_t checkId(hid_t id, const std::string& what) {
+  if (id < 0) throw std::runtime_error("HDF5 error while " + what);
+  return id;
+}
+
+void stringAttribute(hid_t obj, const char* name, const std::vector<std::string>& values, bool scalar) {
+  std::size_t len = 1;
+  for (const auto& v : values) len = std::max(len, v.size() + 1);
+  const hid_t type = H5Tcopy(H5T_C_S1);
+  H5Tset_size(type, len);
+  H5Tset_strpad(type, H5T_STR_NULLTERM);
+  const hsize_t dims[1] = {values.size()};
+  const hid_t space = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, dims, nullptr);
+  std::vector<char> buffer(len * values.size(), '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) std::copy(values[i].begin(), values[i].end(), buffer.begin() + i * len);
+  const hid_t attr = checkId(H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT), std::string("creating attribute ") + name);
+  check(H5Awrite(attr, type, buffer.data()), std::string("writing attribute ") + name);
+  H5Aclose(attr);
+  H5Sclose(space);
+  H5Tclose(type);
+}
+
+void intAttribute(hid_t obj, const char* name, const std::vector<int>& values, bool scalar) {
+  const hsize_t dims[1] = {values.size()};
+  const hid_t space = scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, dims, nullptr);
+  const hid_t attr = checkId(H5Acreate2(obj, name, H5T_NATIVE_INT, space, H5P_DEFAULT, H5P_DEFAULT), std::string("creating attribute ") + name);
+  check(H5Awrite(attr, H5T_NATIVE_INT, values.data()), std::string("writing attribute ") + name);
+  H5Aclose(attr);
+  H5Sclose(space);
+}
+
+hid_t makeGroups(hid_t file, const std::string& path) {
+  // Creates every missing group along path and returns the last one (open).
+  hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group(lcpl, 1);
+  hid_t g = H5Gcreate2(file, path.c_str(), lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  H5Pclose(lcpl);
+  return checkId(g, "creating group " + path);
+}
+
+// An extendible dataset whose first dimension counts frames.
+hid_t makeSeriesDataset(hid_t group, const char* name, hid_t type, const std::vector<hsize_t>& shape) {
+  const int rank = static_cast<int>(shape.size()) + 1;
+  std::vector<hsize_t> dims(rank), maxDims(rank), chunk(rank);
+  dims[0] = 0;
+  maxDims[0] = H5S_UNLIMITED;
+  chunk[0] = 1;
+  hsize_t chunkElems = 1;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    dims[k + 1] = maxDims[k + 1] = shape[k];
+    chunk[k + 1] = shape[k];
+    chunkElems *= shape[k];
+  }
+  // Chunks of at most ~64k rows keep memory bounded for millions of particles.
+  if (!shape.empty() && chunkElems > (1u << 16) * 3) chunk[1] = std::max<hsize_t>(1, (1u << 16));
+  if (shape.empty()) chunk[0] = 256;
+  const hid_t space = H5Screate_simple(rank, dims.data(), maxDims.data());
+  const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  H5Pset_chunk(dcpl, rank, chunk.data());
+  const hid_t ds = H5Dcreate2(group, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  return checkId(ds, std::string("creating dataset ") + name);
+}
+
+void appendRow(hid_t ds, hid_t memType, const void* data) {
+  const hid_t space0 = H5Dget_space(ds);
+  const int rank = H5Sget_simple_extent_ndims(space0);
+  std::vector<hsize_t> dims(rank);
+  H5Sget_simple_extent_dims(space0, dims.data(), nullptr);
+  H5Sclose(space0);
+  std::vector<hsize_t> start(rank, 0), count(dims);
+  start[0] = dims[0];
+  count[0] = 1;
+  dims[0] += 1;
+  check(H5Dset_extent(ds, dims.data()), "extending a time series");
+  const hid_t fileSpace = H5Dget_space(ds);
+  H5Sselect_hyperslab(fileSpace, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+  const hid_t memSpace = H5Screate_simple(rank, count.data(), nullptr);
+  check(H5Dwrite(ds, memType, memSpace, fileSpace, H5P_DEFAULT, data), "writing a time series row");
+  H5Sclose(memSpace);
+  H5Sclose(fileSpace);
+}
+
+}  // namespace
+
+struct H5mdWriter::Series {
+  hid_t group = -1, step = -1, time = -1, value = -1;
+  ~Series() {
+    for (hid_t h : {value, time, step}) if (h >= 0) H5Dclose(h);
+    if (group >= 0) H5Gclose(group);
+  }
+};
+
+H5mdWriter::H5mdWriter(std::filesystem::path path, std::size_t particles, const std::string& creatorVersion)
+    : final_(std::move(path)), part_(final_.string() + ".part"), n_(particles) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported by the return codes checked here
+  fileId_ = H5Fcreate(part_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (fileId_ < 0) throw std::runtime_error(fmt::format("cannot create the H5MD file {}", part_.string()));
+  const hid_t h5md = makeGroups(fileId_, "h5md");
+  intAttribute(h5md, "version", {1, 1}, false);
+  const hid_t creator = makeGroups(fileId_, "h5md/creator");
+  stringAttribute(creator, "name", {"hopsim"}, true);
+  stringAttribute(creator, "version", {creatorVersion}, true);
+  const hid_t author = makeGroups(fileId_, "h5md/author");
+  stringAttribute(author, "name", {"hopsim"}, true);
+  H5Gclose(author);
+  H5Gclose(creator);
+  H5Gclose(h5md);
+  const hid_t box = makeGroups(fileId_, "particles/all/box");
+  intAttribute(box, "dimension", {3}, true);
+  stringAttribute(box, "boundary", {"periodic", "periodic", "periodic"}, false);
+  H5Gclose(box);
+}
+
+H5mdWriter::~H5mdWriter() {
+  for (auto& [name, s] : series_) delete s;
+  if (fileId_ >= 0) H5Fclose(fileId_);  // unfinished: stays as .part
+}
+
+H5mdWriter::Series& H5mdWriter::series(const std::string& group, const std::vector<unsigned long long>& shape) {
+  for (auto& [name, s] : series_)
+    if (name == group) return *s;
+  auto* s = new Series;
+  series_.emplace_back(group, s);
+  s->group = makeGroups(fileId_, group);
+  s->step = makeSeriesDataset(s->group, "step", H5T_STD_I64LE, {});
+  s->time = makeSeriesDataset(s->group, "time", H5T_IEEE_F64LE, {});
+  std::vector<hsize_t> hs(shape.begin(), shape.end());
+  s->value = makeSeriesDataset(s->group, "value", group.ends_with("/id") ? H5T_STD_I64LE : H5T_IEEE_F64LE, hs);
+  return *s;
+}
+
+void H5mdWriter::frame(long long step, double time, const hopsim::md::ParticleState& s) {
+  if (s.size() != n_) throw std::logic_error("H5mdWriter: particle count changed");
+  std::vector<double> buf(3 * n_);
+  auto put = [&](const std::string& name, const std::vector<double>& a, const std::vector<double>& b,
+                 const std::vector<double>& c) {
+    for (std::size_t i = 0; i < n_; ++i) buf[3 * i] = a[i], buf[3 * i + 1] = b[i], buf[3 * i + 2] = c[i];
+    auto& ser = series("particles/all/" + name, {n_, 3});
+    appendRow(ser.step, H5T_NATIVE_LLONG, &step);
+    appendRow(ser.time, H5T_NATIVE_DOUBLE, &time);
+    appendRow(ser.value, H5T_NATIVE_DOUBLE, buf.data());
+  };
+  put("position", s.x, s.y, s.z);
+  put("velocity", s.vx, s.vy, s.vz);
+  auto& ids = series("particles/all/id", {n_});
+  appendRow(ids.step, H5T_NATIVE_LLONG, &step);
+  appendRow(ids.time, H5T_NATIVE_DOUBLE, &time);
+  appendRow(ids.value, H5T_NATIVE_LLONG, s.id.data());
+  auto& edges = series("particles/all/box/edges", {3});
+  appendRow(edges.step, H5T_NATIVE_LLONG, &step);
+  appendRow(edges.time, H5T_NATIVE_DOUBLE, &time);
+  appendRow(edges.value, H5T_NATIVE_DOUBLE, s.box.length.data());
+  check(H5Fflush(fileId_, H5F_SCOPE_GLOBAL), "flushing the H5MD file");
+  frameTimes_.emplace_back(step, time);
+  ++frames_;
+}
+
+void H5mdWriter::observables(long long step, double time, const std::vector<std::pair<std::string, double>>& values) {
+  for (const auto& [name, v] : values) {
+    auto& ser = series("observables/" + name, {});
+    appendRow(ser.step, H5T_NATIVE_LLONG, &step);
+    appendRow(ser.time, H5T_NATIVE_DOUBLE, &time);
+    appendRow(ser.value, H5T_NATIVE_DOUBLE, &v);
+  }
+}
+
+void H5mdWriter::writeXdmf() const {
+  std::filesystem::path xmf = final_;
+  xmf.replace_extension(".xmf");
+  const std::string h5 = final_.filename().string();
+  std::string out = "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"3.0\">\n <Domain>\n"
+                    "  <Grid Name=\"particles\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
+  // Each frame is a hyperslab [k, 0, 0] of the (frames x N x 3) datasets.
+  auto slab = [&](int k, const char* dataset) {
+    return fmt::format(
+        "     <DataItem ItemType=\"HyperSlab\" Dimensions=\"{n} 3\" Type=\"HyperSlab\">\n"
+        "      <DataItem Dimensions=\"3 3\" Format=\"XML\">{k} 0 0 1 1 1 1 {n} 3</DataItem>\n"
+        "      <DataItem Dimensions=\"{f} {n} 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">{h5}:/particles/all/{ds}/value</DataItem>\n"
+        "     </DataItem>\n",
+        fmt::arg("n", n_), fmt::arg("k", k), fmt::arg("f", frames_), fmt::arg("h5", h5), fmt::arg("ds", dataset));
+  };
+  for (int k = 0; k < frames_; ++k) {
+    out += fmt::format("   <Grid Name=\"step {}\" GridType=\"Uniform\">\n    <Time Value=\"{:.17g}\"/>\n",
+                       frameTimes_[k].first, frameTimes_[k].second);
+    out += fmt::format("    <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"{}\" NodesPerElement=\"1\"/>\n", n_);
+    out += "    <Geometry GeometryType=\"XYZ\">\n" + slab(k, "position") + "    </Geometry>\n";
+    out += "    <Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Node\">\n" + slab(k, "velocity") + "    </Attribute>\n";
+    out += fmt::format(
+        "    <Attribute Name=\"id\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+        "     <DataItem ItemType=\"HyperSlab\" Dimensions=\"{n}\" Type=\"HyperSlab\">\n"
+        "      <DataItem Dimensions=\"3 2\" Format=\"XML\">{k} 0 1 1 1 {n}</DataItem>\n"
+        "      <DataItem Dimensions=\"{f} {n}\" NumberType=\"Int\" Precision=\"8\" Format=\"HDF\">{h5}:/particles/all/id/value</DataItem>\n"
+        "     </DataItem>\n    </Attribute>\n",
+        fmt::arg("n", n_), fmt::arg("k", k), fmt::arg("f", frames_), fmt::arg("h5", h5));
+    out += "   </Grid>\n";
+  }
+  out += "  </Grid>\n </Domain>\n</Xdmf>\n";
+  writeFileAtomic(xmf, out);
+}
+
+void H5mdWriter::finish() {
+  if (finished_) return;
+  for (auto& [name, s] : series_) delete s;
+  series_.clear();
+  const herr_t status = H5Fclose(fileId_);
+  fileId_ = -1;
+  if (status < 0) throw std::runtime_error(fmt::format("closing {} failed (disk full?)", part_.string()));
+  commitFile(part_, final_);
+  finished_ = true;
+  if (frames_ > 0) writeXdmf();
+}
+
+}  // namespace hopsim::io::md

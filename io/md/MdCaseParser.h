@@ -1,0 +1,10 @@
+// Turns a `solver: md` YAML case into a validated MdCase, reading the starting configuration it names.
+#pragma once
+
+#include "io/CaseReader.h"
+#include "solvers/md/MdCase.h"
+
+namespace hopsim::io::md {
+// Every problem is an io::CaseError at the offending key (or inside the data file it names).
+hopsim::md::MdCase parseMdCase(const CaseDocument& doc);
+}  // namespace hopsim::io::md

@@ -1,0 +1,67 @@
+// Lennard-Jones 12-6 pair interaction, shared by the CPU loops and the CUDA kernels.
+#pragma once
+
+#include "kernels/common/HostDevice.h"
+
+namespace hopsim::md {
+
+// Coefficients precomputed once so that a pair costs one division and no pow():
+// F(r)/r = r^-8 (forceA r^-6 - forceB), U(r) = r^-6 (energyA r^-6 - energyB) - shift.
+template <class T>
+struct LjCoefficients {
+  T forceA = 0, forceB = 0;    // 48 eps sigma^12, 24 eps sigma^6
+  T energyA = 0, energyB = 0;  // 4 eps sigma^12, 4 eps sigma^6
+  T cutoffSq = 0;
+  T shift = 0;                 // U_unshifted(cutoff) when the potential is shifted, else 0
+};
+
+// Host-side construction in double, then narrowed: single-precision runs use the same rounded constants everywhere.
+template <class T>
+inline LjCoefficients<T> makeLjCoefficients(double epsilon, double sigma, double cutoff, bool shifted) {
+  const double s6 = sigma * sigma * sigma * sigma * sigma * sigma;
+  const double s12 = s6 * s6;
+  LjCoefficients<T> c;
+  c.forceA = static_cast<T>(48.0 * epsilon * s12);
+  c.forceB = static_cast<T>(24.0 * epsilon * s6);
+  c.energyA = static_cast<T>(4.0 * epsilon * s12);
+  c.energyB = static_cast<T>(4.0 * epsilon * s6);
+  c.cutoffSq = static_cast<T>(cutoff * cutoff);
+  if (shifted) {
+    const double ir6 = 1.0 / (cutoff * cutoff * cutoff * cutoff * cutoff * cutoff);
+    c.shift = static_cast<T>(ir6 * (4.0 * epsilon * s12 * ir6 - 4.0 * epsilon * s6));
+  }
+  return c;
+}
+
+// For r^2 < cutoff^2 (checked by the caller): returns F(r)/r, so the force on i from j is (r_i - r_j) * result.
+template <class T>
+HOPSIM_HD T ljForceOverR(T r2, const LjCoefficients<T>& c) {
+  const T ir2 = T(1) / r2;
+  const T ir6 = ir2 * ir2 * ir2;
+  return ir6 * (c.forceA * ir6 - c.forceB) * ir2;
+}
+
+template <class T>
+HOPSIM_HD T ljEnergy(T r2, const LjCoefficients<T>& c) {
+  const T ir2 = T(1) / r2;
+  const T ir6 = ir2 * ir2 * ir2;
+  return ir6 * (c.energyA * ir6 - c.energyB) - c.shift;
+}
+
+// Analytic long-range corrections for a truncated (not shifted) LJ fluid of uniform density rho beyond the cutoff,
+// per particle and as a pressure (Allen & Tildesley; the form LAMMPS's pair_modify tail uses).
+HOPSIM_HD double ljTailEnergyPerParticle(double rho, double epsilon, double sigma, double cutoff) {
+  const double pi = 3.14159265358979323846;
+  const double sr3 = (sigma / cutoff) * (sigma / cutoff) * (sigma / cutoff);
+  const double sr9 = sr3 * sr3 * sr3;
+  return 8.0 / 3.0 * pi * rho * epsilon * sigma * sigma * sigma * (sr9 / 3.0 - sr3);
+}
+
+HOPSIM_HD double ljTailPressure(double rho, double epsilon, double sigma, double cutoff) {
+  const double pi = 3.14159265358979323846;
+  const double sr3 = (sigma / cutoff) * (sigma / cutoff) * (sigma / cutoff);
+  const double sr9 = sr3 * sr3 * sr3;
+  return 16.0 / 3.0 * pi * rho * rho * epsilon * sigma * sigma * sigma * (2.0 / 3.0 * sr9 - sr3);
+}
+
+}  // namespace hopsim::md

@@ -1,0 +1,260 @@
+// CPU backend of the MD solver: OpenMP loops over a full neighbour list, templated on storage and pair precision.
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "kernels/md/Integrate.h"
+#include "kernels/md/LjForce.h"
+#include "kernels/md/PeriodicBox.h"
+#include "kernels/md/cpu/CpuNeighborList.h"
+#include "solvers/md/MdEngine.h"
+#include "solvers/md/VelocityInit.h"
+
+namespace hopsim::md {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// S: positions, velocities and forces; P: the arithmetic of a pair (float in mixed precision).
+template <class S, class P>
+class CpuMdEngine final : public MdEngine {
+ public:
+  explicit CpuMdEngine(const EngineConfig& c) : config_(c) {
+    coeff_ = makeLjCoefficients<P>(c.lj.epsilon, c.lj.sigma, c.lj.cutoff, c.lj.shift);
+  }
+
+  void initialize(const ParticleState& s) override {
+    n_ = s.size();
+    mass_ = s.mass;
+    box_ = s.box.length;
+    for (auto* a : {&x_, &y_, &z_, &vx_, &vy_, &vz_, &fx_, &fy_, &fz_, &x0_, &y0_, &z0_}) a->resize(n_);
+    id_ = s.id;
+    for (std::size_t i = 0; i < n_; ++i) {
+      x_[i] = S(s.x[i]), y_[i] = S(s.y[i]), z_[i] = S(s.z[i]);
+      // Narrowing to float can round a coordinate just below L up to L.
+      x_[i] = wrapOnce(x_[i], S(box_[0])), y_[i] = wrapOnce(y_[i], S(box_[1])), z_[i] = wrapOnce(z_[i], S(box_[2]));
+      vx_[i] = S(s.vx[i]), vy_[i] = S(s.vy[i]), vz_[i] = S(s.vz[i]);
+    }
+    const auto& in = config_.integrator;
+    if (in.type == IntegratorType::Langevin) {
+      langevin_.gamma = mass_ / in.damping;
+      langevin_.noiseScale = std::sqrt(2.0 * mass_ * in.temperature / (in.damping * in.dt));
+      langevin_.seed = in.seed;
+    }
+    if (in.type == IntegratorType::NoseHoover) {
+      nh_.target = degreesOfFreedom(n_) * in.temperature;
+      nh_.q = nh_.target * in.tau * in.tau;
+      nh_.xi = 0;
+    }
+    rebuild();
+    computeForces(true);
+    twoKe_ = twoKinetic();
+  }
+
+  void advance(long long steps, long long firstStep) override {
+    const auto& in = config_.integrator;
+    const S dt = S(in.dt), dtf = S(0.5 * in.dt / mass_);
+    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])}, H[3] = {S(0.5 * box_[0]), S(0.5 * box_[1]), S(0.5 * box_[2])};
+    const S trigger = S(0.25 * config_.skin * config_.skin);
+    for (long long k = 0; k < steps; ++k) {
+      const long long step = firstStep + k + 1;
+      const bool last = k + 1 == steps;
+      auto t0 = Clock::now();
+      S scale = 1;
+      if (in.type == IntegratorType::NoseHoover) scale = S(noseHooverHalfStep(nh_, twoKe_, in.dt));
+      int moved = 0;
+      const std::size_t n = n_;
+#pragma omp parallel for schedule(static) reduction(max : moved)
+      for (std::size_t i = 0; i < n; ++i) {
+        vx_[i] = vx_[i] * scale + dtf * fx_[i];
+        vy_[i] = vy_[i] * scale + dtf * fy_[i];
+        vz_[i] = vz_[i] * scale + dtf * fz_[i];
+        x_[i] = wrapOnce(S(x_[i] + dt * vx_[i]), L[0]);
+        y_[i] = wrapOnce(S(y_[i] + dt * vy_[i]), L[1]);
+        z_[i] = wrapOnce(S(z_[i] + dt * vz_[i]), L[2]);
+        const S dx = minimumImage(S(x_[i] - x0_[i]), L[0], H[0]);
+        const S dy = minimumImage(S(y_[i] - y0_[i]), L[1], H[1]);
+        const S dz = minimumImage(S(z_[i] - z0_[i]), L[2], H[2]);
+        if (dx * dx + dy * dy + dz * dz > trigger) moved = 1;
+      }
+      stats_.integrateSeconds += since(t0);
+      if (moved) rebuild();
+      computeForces(last);
+      if (!last_.finite) break;  // the caller sees it in thermo() and stops
+      t0 = Clock::now();
+      if (in.type == IntegratorType::Langevin) addLangevin(static_cast<std::uint64_t>(step));
+      double twoKe = 0;
+#pragma omp parallel for schedule(static) reduction(+ : twoKe)
+      for (std::size_t i = 0; i < n; ++i) {
+        vx_[i] += dtf * fx_[i];
+        vy_[i] += dtf * fy_[i];
+        vz_[i] += dtf * fz_[i];
+        twoKe += double(vx_[i]) * vx_[i] + double(vy_[i]) * vy_[i] + double(vz_[i]) * vz_[i];
+      }
+      twoKe_ = mass_ * twoKe;
+      if (in.type == IntegratorType::NoseHoover) {
+        const S s2 = S(noseHooverHalfStep(nh_, twoKe_, in.dt));
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < n; ++i) vx_[i] *= s2, vy_[i] *= s2, vz_[i] *= s2;
+        twoKe_ *= double(s2) * double(s2);
+      }
+      stats_.integrateSeconds += since(t0);
+    }
+  }
+
+  RawThermo thermo() override {
+    RawThermo t = last_;
+    t.twoKinetic = twoKinetic();
+    t.finite = t.finite && std::isfinite(t.twoKinetic);
+    return t;
+  }
+
+  void download(ParticleState& s) override {
+    s.resize(n_);
+    s.mass = mass_;
+    s.box.length = box_;
+    s.id = id_;
+    for (std::size_t i = 0; i < n_; ++i) {
+      s.x[i] = x_[i], s.y[i] = y_[i], s.z[i] = z_[i];
+      s.vx[i] = vx_[i], s.vy[i] = vy_[i], s.vz[i] = vz_[i];
+    }
+  }
+
+  void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
+    fx.assign(fx_.begin(), fx_.end());
+    fy.assign(fy_.begin(), fy_.end());
+    fz.assign(fz_.begin(), fz_.end());
+  }
+
+  EngineStats stats() const override {
+    EngineStats s = stats_;
+    double sum = 0, mx = 0;
+    for (int c : list_.counts()) sum += c, mx = std::max<double>(mx, c);
+    s.meanNeighbors = n_ ? sum / double(n_) : 0;
+    s.maxNeighbors = mx;
+    return s;
+  }
+
+  std::string backendName() const override { return fmt::format("cpu ({} OpenMP threads)", omp_get_max_threads()); }
+
+ private:
+  double twoKinetic() const {
+    double sum = 0;
+    const std::size_t n = n_;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+    for (std::size_t i = 0; i < n; ++i)
+      sum += double(vx_[i]) * vx_[i] + double(vy_[i]) * vy_[i] + double(vz_[i]) * vz_[i];
+    return mass_ * sum;
+  }
+
+  // Sorts the particles by cell (neighbours become neighbours in memory) and rebuilds the list.
+  void rebuild() {
+    const auto t0 = Clock::now();
+    const double range = config_.lj.cutoff + config_.skin;
+    const auto& order = list_.sortOrder(x_.data(), y_.data(), z_.data(), n_, box_, range);
+    permute(order, x_), permute(order, y_), permute(order, z_);
+    permute(order, vx_), permute(order, vy_), permute(order, vz_);
+    permute(order, id_);
+    list_.build(x_.data(), y_.data(), z_.data(), n_, box_, range);
+    x0_ = x_, y0_ = y_, z0_ = z_;
+    ++stats_.neighborBuilds;
+    stats_.neighborSeconds += since(t0);
+  }
+
+  template <class A>
+  void permute(const std::vector<std::int32_t>& order, std::vector<A>& a) {
+    std::vector<A> tmp(a.size());
+    const std::size_t n = a.size();
+#pragma omp parallel for schedule(static)
+    for (std::size_t k = 0; k < n; ++k) tmp[k] = a[order[k]];
+    a.swap(tmp);
+  }
+
+  void computeForces(bool energy) {
+    const auto t0 = Clock::now();
+    const P L[3] = {P(box_[0]), P(box_[1]), P(box_[2])}, H[3] = {P(0.5 * box_[0]), P(0.5 * box_[1]), P(0.5 * box_[2])};
+    const LjCoefficients<P> c = coeff_;
+    double pe = 0, vir = 0;
+    int bad = 0;
+    const std::size_t n = n_;
+#pragma omp parallel for schedule(static) reduction(+ : pe, vir) reduction(max : bad)
+    for (std::size_t i = 0; i < n; ++i) {
+      const S xi = x_[i], yi = y_[i], zi = z_[i];
+      P fx = 0, fy = 0, fz = 0;
+      double e = 0, w = 0;
+      const std::int32_t* nb = list_.neighbors(i);
+      const int m = list_.count(i);
+      for (int k = 0; k < m; ++k) {
+        const std::int32_t j = nb[k];
+        const P dx = minimumImage(P(xi - x_[j]), L[0], H[0]);
+        const P dy = minimumImage(P(yi - y_[j]), L[1], H[1]);
+        const P dz = minimumImage(P(zi - z_[j]), L[2], H[2]);
+        const P r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 < c.cutoffSq) {
+          const P f = ljForceOverR(r2, c);
+          fx += dx * f, fy += dy * f, fz += dz * f;
+          if (energy) {
+            e += double(ljEnergy(r2, c));
+            w += double(r2) * double(f);
+          }
+        }
+      }
+      fx_[i] = S(fx), fy_[i] = S(fy), fz_[i] = S(fz);
+      if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
+      pe += 0.5 * e;
+      vir += 0.5 * w;
+    }
+    if (energy) {
+      last_.potential = pe;
+      last_.virial = vir;
+      last_.finite = std::isfinite(pe) && std::isfinite(vir);
+    }
+    if (bad) last_.finite = false;
+    stats_.forceSeconds += since(t0);
+  }
+
+  void addLangevin(std::uint64_t step) {
+    const LangevinParams p = langevin_;
+    const std::size_t n = n_;
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto id = static_cast<std::uint64_t>(id_[i]);
+      fx_[i] += langevinForce(vx_[i], p, step, id, 0);
+      fy_[i] += langevinForce(vy_[i], p, step, id, 1);
+      fz_[i] += langevinForce(vz_[i], p, step, id, 2);
+    }
+  }
+
+  EngineConfig config_;
+  LjCoefficients<P> coeff_;
+  LangevinParams langevin_;
+  NoseHooverState nh_;
+  std::size_t n_ = 0;
+  double mass_ = 1;
+  std::array<double, 3> box_{};
+  std::vector<S> x_, y_, z_, vx_, vy_, vz_, fx_, fy_, fz_, x0_, y0_, z0_;
+  std::vector<long long> id_;
+  CpuNeighborList<S> list_;
+  RawThermo last_;
+  double twoKe_ = 0;
+  EngineStats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<MdEngine> makeCpuEngine(const EngineConfig& config) {
+  switch (config.precision) {
+    case Precision::Single: return std::make_unique<CpuMdEngine<float, float>>(config);
+    case Precision::Mixed: return std::make_unique<CpuMdEngine<double, float>>(config);
+    case Precision::Double: return std::make_unique<CpuMdEngine<double, double>>(config);
+  }
+  throw std::logic_error("unknown precision");
+}
+
+}  // namespace hopsim::md

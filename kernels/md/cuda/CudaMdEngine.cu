@@ -1,0 +1,640 @@
+// CUDA backend of the MD solver: GPU cell binning and sorting (CUB radix sort), a full neighbour list built on the
+// device (one thread per atom, neighbour k of atom i at [k * N + i] for coalescing), LJ forces from the shared
+// host/device pair function, integrators from the shared per-particle functions, and the per-step sequence replayed
+// as CUDA Graphs (one launch and one host synchronisation per step: the host reads the "rebuild needed" flag).
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+#include <string>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+#include "kernels/common/CudaCheck.h"
+#include "kernels/md/Integrate.h"
+#include "kernels/md/LjForce.h"
+#include "kernels/md/PeriodicBox.h"
+#include "solvers/md/MdEngine.h"
+#include "solvers/md/VelocityInit.h"
+
+namespace hopsim::md {
+
+namespace {
+
+constexpr int kBlock = 256;
+
+template <class P> struct Vec4;
+template <> struct Vec4<float> { using type = float4; };
+#if CUDART_VERSION >= 13000
+template <> struct Vec4<double> { using type = double4_32a; };  // CUDA 13 deprecates the ambiguous double4
+#else
+template <> struct Vec4<double> { using type = double4; };
+#endif
+
+// Device-side scalars shared by the kernels of a step (one allocation, so graph nodes see fixed addresses).
+struct DeviceScalars {
+  double potential, virial, twoKinetic;
+  double nhScale1, nhScale2;
+  NoseHooverState nh;
+  unsigned long long step;
+  int rebuild, overflow, bad, maxNeighbors;
+};
+
+template <class S, class P>
+struct Arrays {
+  S *x, *y, *z, *vx, *vy, *vz, *x0, *y0, *z0;
+  P *fx, *fy, *fz;
+  typename Vec4<P>::type* pos;
+  long long* id;
+  int* nlist;
+  int* ncount;
+  int stride;
+  int n;
+};
+
+struct BoxParams {
+  double L[3], H[3];
+  int cells[3];
+  double inverseCell[3];
+};
+
+template <class T>
+__device__ int cellIndexOf(T x, T y, T z, const BoxParams& b) {
+  const int cx = min(b.cells[0] - 1, max(0, static_cast<int>(x * b.inverseCell[0])));
+  const int cy = min(b.cells[1] - 1, max(0, static_cast<int>(y * b.inverseCell[1])));
+  const int cz = min(b.cells[2] - 1, max(0, static_cast<int>(z * b.inverseCell[2])));
+  return cx + b.cells[0] * (cy + b.cells[1] * cz);
+}
+
+template <class S, class P>
+__global__ void binKernel(Arrays<S, P> a, BoxParams b, unsigned* keys, int* values) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  keys[i] = static_cast<unsigned>(cellIndexOf(a.x[i], a.y[i], a.z[i], b));
+  values[i] = i;
+}
+
+template <class T>
+__global__ void gatherKernel(const T* __restrict__ in, T* __restrict__ out, const int* __restrict__ order, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[order[i]];
+}
+
+__global__ void cellRangeKernel(const unsigned* sortedKeys, int n, int* cellStart, int* cellEnd) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const unsigned k = sortedKeys[i];
+  if (i == 0 || sortedKeys[i - 1] != k) cellStart[k] = i;
+  if (i == n - 1 || sortedKeys[i + 1] != k) cellEnd[k] = i + 1;
+}
+
+// Positions for the pair loop, in pair precision, and the reference positions of this build.
+template <class S, class P>
+__global__ void refreshKernel(Arrays<S, P> a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  a.pos[i] = {P(a.x[i]), P(a.y[i]), P(a.z[i]), P(0)};
+  a.x0[i] = a.x[i], a.y0[i] = a.y[i], a.z0[i] = a.z[i];
+}
+
+template <class S, class P>
+__global__ void buildListKernel(Arrays<S, P> a, BoxParams b, const int* cellStart, const int* cellEnd, P rangeSq,
+                                DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const auto pi = a.pos[i];
+  const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
+  const int c = cellIndexOf(pi.x, pi.y, pi.z, b);
+  const int c3[3] = {c % b.cells[0], (c / b.cells[0]) % b.cells[1], c / (b.cells[0] * b.cells[1])};
+  // With fewer than 3 cells along an axis, offsets -1 and +1 name the same cell: visit each cell once.
+  int lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = b.cells[d] >= 3 ? -1 : 0;
+    hi[d] = b.cells[d] >= 2 ? 1 : 0;
+  }
+  int m = 0;
+  for (int oz = lo[2]; oz <= hi[2]; ++oz)
+    for (int oy = lo[1]; oy <= hi[1]; ++oy)
+      for (int ox = lo[0]; ox <= hi[0]; ++ox) {
+        const int nx = (c3[0] + ox + b.cells[0]) % b.cells[0];
+        const int ny = (c3[1] + oy + b.cells[1]) % b.cells[1];
+        const int nz = (c3[2] + oz + b.cells[2]) % b.cells[2];
+        const int nc = nx + b.cells[0] * (ny + b.cells[1] * nz);
+        for (int j = cellStart[nc]; j < cellEnd[nc]; ++j) {
+          if (j == i) continue;
+          const auto pj = a.pos[j];
+          const P dx = minimumImage(P(pi.x - pj.x), L[0], H[0]);
+          const P dy = minimumImage(P(pi.y - pj.y), L[1], H[1]);
+          const P dz = minimumImage(P(pi.z - pj.z), L[2], H[2]);
+          if (dx * dx + dy * dy + dz * dz < rangeSq) {
+            if (m < a.stride) a.nlist[static_cast<std::size_t>(m) * a.n + i] = j;
+            ++m;
+          }
+        }
+      }
+  a.ncount[i] = m;
+  if (m > a.stride) atomicMax(&ds->overflow, m);
+  atomicMax(&ds->maxNeighbors, m);
+}
+
+template <class S, class P, class A, bool Energy>
+__global__ void __launch_bounds__(kBlock) forceKernel(Arrays<S, P> a, BoxParams b, LjCoefficients<P> c, DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  A e = 0, w = 0;
+  if (i < a.n) {
+    const auto pi = a.pos[i];
+    const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
+    P fx = 0, fy = 0, fz = 0;
+    const int m = a.ncount[i];
+    for (int k = 0; k < m; ++k) {
+      const int j = __ldg(&a.nlist[static_cast<std::size_t>(k) * a.n + i]);
+      const auto pj = a.pos[j];
+      const P dx = minimumImage(P(pi.x - pj.x), L[0], H[0]);
+      const P dy = minimumImage(P(pi.y - pj.y), L[1], H[1]);
+      const P dz = minimumImage(P(pi.z - pj.z), L[2], H[2]);
+      const P r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 < c.cutoffSq) {
+        const P f = ljForceOverR(r2, c);
+        fx += dx * f, fy += dy * f, fz += dz * f;
+        if (Energy) {
+          e += A(ljEnergy(r2, c));
+          w += A(r2) * A(f);
+        }
+      }
+    }
+    a.fx[i] = fx, a.fy[i] = fy, a.fz[i] = fz;
+    if (!isfinite(fx) || !isfinite(fy) || !isfinite(fz)) ds->bad = 1;
+  }
+  if (Energy) {
+    using Reduce = cub::BlockReduce<double, kBlock>;
+    __shared__ typename Reduce::TempStorage tmp;
+    const double be = Reduce(tmp).Sum(0.5 * double(e));
+    __syncthreads();
+    const double bw = Reduce(tmp).Sum(0.5 * double(w));
+    if (threadIdx.x == 0) {
+      atomicAdd(&ds->potential, be);
+      atomicAdd(&ds->virial, bw);
+    }
+  }
+}
+
+struct StepParams {
+  double dt, dtf, trigger;  // trigger: (skin/2)^2
+  LangevinParams langevin;
+  bool useLangevin, useScale;
+};
+
+// First half of velocity Verlet: kick with the old forces (after the Nose-Hoover scaling), drift, wrap, and flag a
+// rebuild when a particle has moved more than skin/2 since the last build.
+template <class S, class P>
+__global__ void integrateFirstKernel(Arrays<S, P> a, BoxParams b, StepParams p, DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const S scale = p.useScale ? S(ds->nhScale1) : S(1);
+  const S dt = S(p.dt), dtf = S(p.dtf);
+  const S L[3] = {S(b.L[0]), S(b.L[1]), S(b.L[2])}, H[3] = {S(b.H[0]), S(b.H[1]), S(b.H[2])};
+  const S vx = a.vx[i] * scale + dtf * S(a.fx[i]);
+  const S vy = a.vy[i] * scale + dtf * S(a.fy[i]);
+  const S vz = a.vz[i] * scale + dtf * S(a.fz[i]);
+  const S x = wrapOnce(S(a.x[i] + dt * vx), L[0]);
+  const S y = wrapOnce(S(a.y[i] + dt * vy), L[1]);
+  const S z = wrapOnce(S(a.z[i] + dt * vz), L[2]);
+  a.vx[i] = vx, a.vy[i] = vy, a.vz[i] = vz;
+  a.x[i] = x, a.y[i] = y, a.z[i] = z;
+  a.pos[i] = {P(x), P(y), P(z), P(0)};
+  const S dx = minimumImage(S(x - a.x0[i]), L[0], H[0]);
+  const S dy = minimumImage(S(y - a.y0[i]), L[1], H[1]);
+  const S dz = minimumImage(S(z - a.z0[i]), L[2], H[2]);
+  if (dx * dx + dy * dy + dz * dz > S(p.trigger)) ds->rebuild = 1;
+}
+
+// Second half: thermostat forces (Langevin), kick, and the kinetic energy sum for thermo and Nose-Hoover.
+template <class S, class P>
+__global__ void __launch_bounds__(kBlock) integrateSecondKernel(Arrays<S, P> a, StepParams p, DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double ke = 0;
+  if (i < a.n) {
+    S fx = S(a.fx[i]), fy = S(a.fy[i]), fz = S(a.fz[i]);
+    if (p.useLangevin) {
+      const auto id = static_cast<std::uint64_t>(a.id[i]);
+      fx += langevinForce(a.vx[i], p.langevin, ds->step, id, 0);
+      fy += langevinForce(a.vy[i], p.langevin, ds->step, id, 1);
+      fz += langevinForce(a.vz[i], p.langevin, ds->step, id, 2);
+      a.fx[i] = P(fx), a.fy[i] = P(fy), a.fz[i] = P(fz);
+    }
+    const S dtf = S(p.dtf);
+    const S vx = a.vx[i] + dtf * fx, vy = a.vy[i] + dtf * fy, vz = a.vz[i] + dtf * fz;
+    a.vx[i] = vx, a.vy[i] = vy, a.vz[i] = vz;
+    ke = double(vx) * vx + double(vy) * vy + double(vz) * vz;
+  }
+  using Reduce = cub::BlockReduce<double, kBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const double sum = Reduce(tmp).Sum(ke);
+  if (threadIdx.x == 0) atomicAdd(&ds->twoKinetic, sum);
+}
+
+__global__ void kineticKernelScale(DeviceScalars* ds, double mass) {
+  // twoKinetic was summed as sum v^2: turn it into sum m v^2.
+  ds->twoKinetic *= mass;
+}
+
+// Nose-Hoover bookkeeping on one thread: the half-steps of the shared Trotter split.
+__global__ void noseHooverFirstKernel(DeviceScalars* ds, double dt) {
+  ds->nhScale1 = noseHooverHalfStep(ds->nh, ds->twoKinetic, dt);
+}
+__global__ void noseHooverSecondKernel(DeviceScalars* ds, double dt) {
+  const double s = noseHooverHalfStep(ds->nh, ds->twoKinetic, dt);
+  ds->nhScale2 = s;
+  ds->twoKinetic *= s * s;
+}
+template <class S, class P>
+__global__ void scaleVelocitiesKernel(Arrays<S, P> a, const DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const S s = S(ds->nhScale2);
+  a.vx[i] *= s, a.vy[i] *= s, a.vz[i] *= s;
+}
+__global__ void nextStepKernel(DeviceScalars* ds) { ds->step += 1; }
+
+int blocksFor(int n) { return (n + kBlock - 1) / kBlock; }
+
+template <class T>
+void deviceAlloc(T*& p, std::size_t count) {
+  HOPSIM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(count, 1) * sizeof(T)));
+}
+template <class T>
+void deviceFree(T*& p) {
+  if (p) cudaFree(p);
+  p = nullptr;
+}
+
+// S: positions and velocities; P: pair arithmetic and forces; A: per-thread energy accumulation.
+template <class S, class P, class A>
+class CudaMdEngine final : public MdEngine {
+ public:
+  CudaMdEngine(const EngineConfig& c, int gpu) : config_(c), gpu_(gpu) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+      cudaGetLastError();
+      throw std::runtime_error("the cuda backend was requested but no CUDA device is available");
+    }
+    if (gpu_ >= count) throw std::runtime_error("GPU " + std::to_string(gpu_) + " requested, " + std::to_string(count) + " present");
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    cudaDeviceProp prop{};
+    HOPSIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu_));
+    deviceName_ = prop.name;
+    HOPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostScalars_), sizeof(DeviceScalars)));
+    deviceAlloc(ds_, 1);
+    for (auto* e : {&ev_[0], &ev_[1], &ev_[2], &ev_[3]}) HOPSIM_CUDA_CHECK(cudaEventCreate(e));
+    coeff_ = makeLjCoefficients<P>(c.lj.epsilon, c.lj.sigma, c.lj.cutoff, c.lj.shift);
+  }
+
+  ~CudaMdEngine() override {
+    destroyGraphs();
+    freeArrays();
+    deviceFree(ds_);
+    if (hostScalars_) cudaFreeHost(hostScalars_);
+    for (auto e : ev_) if (e) cudaEventDestroy(e);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  void initialize(const ParticleState& s) override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    freeArrays();
+    destroyGraphs();
+    n_ = static_cast<int>(s.size());
+    mass_ = s.mass;
+    const double range = config_.lj.cutoff + config_.skin;
+    for (int d = 0; d < 3; ++d) {
+      box_.L[d] = s.box.length[d];
+      box_.H[d] = 0.5 * s.box.length[d];
+      box_.cells[d] = std::max(1, static_cast<int>(std::floor(s.box.length[d] / range)));
+      box_.inverseCell[d] = box_.cells[d] / s.box.length[d];
+    }
+    ncell_ = box_.cells[0] * box_.cells[1] * box_.cells[2];
+    a_.n = n_;
+    a_.stride = 96;
+    for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceAlloc(*p, n_);
+    for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceAlloc(*p, n_);
+    deviceAlloc(a_.pos, n_);
+    deviceAlloc(a_.id, n_);
+    deviceAlloc(a_.ncount, n_);
+    deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * n_);
+    deviceAlloc(keys_, n_), deviceAlloc(keysSorted_, n_), deviceAlloc(values_, n_), deviceAlloc(order_, n_);
+    deviceAlloc(scratch_, static_cast<std::size_t>(n_) * sizeof(double));
+    deviceAlloc(cellStart_, ncell_), deviceAlloc(cellEnd_, ncell_);
+    sortBytes_ = 0;
+    HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
+                                                      sortBits(), stream_));
+    deviceAlloc(sortTemp_, sortBytes_);
+
+    upload(a_.x, s.x), upload(a_.y, s.y), upload(a_.z, s.z);
+    upload(a_.vx, s.vx), upload(a_.vy, s.vy), upload(a_.vz, s.vz);
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(a_.id, s.id.data(), n_ * sizeof(long long), cudaMemcpyHostToDevice, stream_));
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(a_.fx, 0, n_ * sizeof(P), stream_));
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(a_.fy, 0, n_ * sizeof(P), stream_));
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(a_.fz, 0, n_ * sizeof(P), stream_));
+
+    const auto& in = config_.integrator;
+    params_.dt = in.dt;
+    params_.dtf = 0.5 * in.dt / mass_;
+    params_.trigger = 0.25 * config_.skin * config_.skin;
+    params_.useLangevin = in.type == IntegratorType::Langevin;
+    params_.useScale = in.type == IntegratorType::NoseHoover;
+    if (params_.useLangevin) {
+      params_.langevin.gamma = mass_ / in.damping;
+      params_.langevin.noiseScale = std::sqrt(2.0 * mass_ * in.temperature / (in.damping * in.dt));
+      params_.langevin.seed = in.seed;
+    }
+    DeviceScalars init{};
+    init.nhScale1 = init.nhScale2 = 1.0;
+    if (params_.useScale) {
+      init.nh.target = degreesOfFreedom(static_cast<std::size_t>(n_)) * in.temperature;
+      init.nh.q = init.nh.target * in.tau * in.tau;
+    }
+    *hostScalars_ = init;
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ds_, hostScalars_, sizeof(DeviceScalars), cudaMemcpyHostToDevice, stream_));
+
+    // Wrap in double on the host already happened; narrowing to float can land on L: clamp through a refresh.
+    rebuild();
+    resetAccumulators(true);
+    launchForce(true);
+    // Kinetic energy of the initial velocities: a second half-kick with zero dt is a plain reduction.
+    StepParams zero = params_;
+    zero.dtf = 0;
+    zero.useLangevin = false;
+    integrateSecondKernel<S, P><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, zero, ds_);
+    HOPSIM_CUDA_CHECK_LAUNCH("integrateSecondKernel (kinetic energy)");
+    kineticKernelScale<<<1, 1, 0, stream_>>>(ds_, mass_);
+    HOPSIM_CUDA_CHECK_LAUNCH("kineticKernelScale");
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  void advance(long long steps, long long firstStep) override {
+    if (steps <= 0) return;
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    hostScalars_->step = static_cast<unsigned long long>(firstStep + 1);
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&ds_->step, &hostScalars_->step, sizeof(unsigned long long),
+                                      cudaMemcpyHostToDevice, stream_));
+    const bool timed = config_.timePhases;
+    if (!timed && !graphsReady_) captureGraphs();
+    // The first half of the first step; each later launch ends with the first half of the next step.
+    if (timed) firstHalf(true);
+    else HOPSIM_CUDA_CHECK(cudaGraphLaunch(firstHalfGraph_, stream_));
+    for (long long k = 0; k < steps; ++k) {
+      const bool last = k + 1 == steps;
+      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      const auto t0 = std::chrono::steady_clock::now();
+      if (hostScalars_->rebuild) {
+        rebuild();
+        if (!timed && !graphsReady_) captureGraphs();
+      }
+      if (timed) {
+        HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        stats_.neighborSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        secondHalf(last, true);
+        if (!last) firstHalf(true);
+      } else {
+        HOPSIM_CUDA_CHECK(cudaGraphLaunch(last ? lastGraph_ : stepGraph_, stream_));
+      }
+    }
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  RawThermo thermo() override {
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostScalars_, ds_, sizeof(DeviceScalars), cudaMemcpyDeviceToHost, stream_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    RawThermo t;
+    t.potential = hostScalars_->potential;
+    t.virial = hostScalars_->virial;
+    t.twoKinetic = hostScalars_->twoKinetic;
+    t.finite = hostScalars_->bad == 0 && std::isfinite(t.potential) && std::isfinite(t.virial) && std::isfinite(t.twoKinetic);
+    return t;
+  }
+
+  void download(ParticleState& s) override {
+    s.resize(static_cast<std::size_t>(n_));
+    s.mass = mass_;
+    for (int d = 0; d < 3; ++d) s.box.length[d] = box_.L[d];
+    fetch(a_.x, s.x), fetch(a_.y, s.y), fetch(a_.z, s.z);
+    fetch(a_.vx, s.vx), fetch(a_.vy, s.vy), fetch(a_.vz, s.vz);
+    HOPSIM_CUDA_CHECK(cudaMemcpy(s.id.data(), a_.id, n_ * sizeof(long long), cudaMemcpyDeviceToHost));
+  }
+
+  void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
+    fetch(a_.fx, fx), fetch(a_.fy, fy), fetch(a_.fz, fz);
+  }
+
+  EngineStats stats() const override {
+    EngineStats s = stats_;
+    s.maxNeighbors = hostScalars_ ? hostScalars_->maxNeighbors : 0;
+    return s;
+  }
+
+  // fmt is kept out of device compilation units: nvcc rejects its consteval format strings.
+  std::string backendName() const override { return "cuda (" + deviceName_ + ", GPU " + std::to_string(gpu_) + ")"; }
+
+ private:
+  int sortBits() const {
+    int bits = 1;
+    while ((1LL << bits) < ncell_) ++bits;
+    return bits;
+  }
+
+  template <class T>
+  void upload(T* dst, const std::vector<double>& src) {
+    std::vector<T> tmp(src.begin(), src.end());
+    HOPSIM_CUDA_CHECK(cudaMemcpy(dst, tmp.data(), tmp.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  template <class T>
+  void fetch(const T* src, std::vector<double>& dst) {
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::vector<T> tmp(static_cast<std::size_t>(n_));
+    HOPSIM_CUDA_CHECK(cudaMemcpy(tmp.data(), src, tmp.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    dst.assign(tmp.begin(), tmp.end());
+  }
+
+  template <class T>
+  void permute(T* array) {
+    auto* tmp = reinterpret_cast<T*>(scratch_);
+    gatherKernel<T><<<blocksFor(n_), kBlock, 0, stream_>>>(array, tmp, order_, n_);
+    HOPSIM_CUDA_CHECK_LAUNCH("gatherKernel");
+    // Copied back rather than swapped: the captured graphs hold these addresses.
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(array, tmp, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
+  }
+
+  // Bin, sort by cell, reorder, find cell ranges, build the list (growing it when an atom has more neighbours).
+  void rebuild() {
+    const int blocks = blocksFor(n_);
+    binKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_, box_, keys_, values_);
+    HOPSIM_CUDA_CHECK_LAUNCH("binKernel");
+    HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
+                                                      sortBits(), stream_));
+    permute(a_.x), permute(a_.y), permute(a_.z), permute(a_.vx), permute(a_.vy), permute(a_.vz);
+    permute(a_.id);
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(cellStart_, 0, ncell_ * sizeof(int), stream_));
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(cellEnd_, 0, ncell_ * sizeof(int), stream_));
+    cellRangeKernel<<<blocks, kBlock, 0, stream_>>>(keysSorted_, n_, cellStart_, cellEnd_);
+    HOPSIM_CUDA_CHECK_LAUNCH("cellRangeKernel");
+    refreshKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_);
+    HOPSIM_CUDA_CHECK_LAUNCH("refreshKernel");
+    const double range = config_.lj.cutoff + config_.skin;
+    for (;;) {
+      HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->overflow, 0, sizeof(int), stream_));
+      HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->maxNeighbors, 0, sizeof(int), stream_));
+      buildListKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_, box_, cellStart_, cellEnd_, P(range * range), ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("buildListKernel");
+      int overflow = 0;
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&overflow, &ds_->overflow, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      if (overflow == 0) break;
+      deviceFree(a_.nlist);
+      a_.stride = overflow + overflow / 4 + 8;
+      deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * n_);
+      destroyGraphs();  // the list moved
+    }
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->rebuild, 0, sizeof(int), stream_));
+    hostScalars_->rebuild = 0;
+    ++stats_.neighborBuilds;
+  }
+
+  void resetAccumulators(bool energy) {
+    if (energy) {
+      HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->potential, 0, 2 * sizeof(double), stream_));  // potential, virial
+    }
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->twoKinetic, 0, sizeof(double), stream_));
+  }
+
+  void launchForce(bool energy) {
+    if (energy) {
+      forceKernel<S, P, A, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, coeff_, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("forceKernel<energy>");
+    } else {
+      forceKernel<S, P, A, false><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, coeff_, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("forceKernel");
+    }
+  }
+
+  // Nose-Hoover half-step, kick-drift, and the rebuild flag copied to pinned host memory.
+  void firstHalf(bool timed) {
+    if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[0], stream_));
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->rebuild, 0, sizeof(int), stream_));
+    if (params_.useScale) {
+      noseHooverFirstKernel<<<1, 1, 0, stream_>>>(ds_, params_.dt);
+      HOPSIM_CUDA_CHECK_LAUNCH("noseHooverFirstKernel");
+    }
+    integrateFirstKernel<S, P><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, params_, ds_);
+    HOPSIM_CUDA_CHECK_LAUNCH("integrateFirstKernel");
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->rebuild, &ds_->rebuild, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    if (timed) {
+      HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[1], stream_));
+      HOPSIM_CUDA_CHECK(cudaEventSynchronize(ev_[1]));
+      float ms = 0;
+      HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_[0], ev_[1]));
+      stats_.integrateSeconds += ms * 1e-3;
+    }
+  }
+
+  // Forces (energies on the last step of a chunk), second kick, Nose-Hoover half-step, step counter.
+  void secondHalf(bool energy, bool timed) {
+    if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[0], stream_));
+    resetAccumulators(energy);
+    launchForce(energy);
+    if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[1], stream_));
+    integrateSecondKernel<S, P><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, params_, ds_);
+    HOPSIM_CUDA_CHECK_LAUNCH("integrateSecondKernel");
+    kineticKernelScale<<<1, 1, 0, stream_>>>(ds_, mass_);
+    HOPSIM_CUDA_CHECK_LAUNCH("kineticKernelScale");
+    if (params_.useScale) {
+      noseHooverSecondKernel<<<1, 1, 0, stream_>>>(ds_, params_.dt);
+      HOPSIM_CUDA_CHECK_LAUNCH("noseHooverSecondKernel");
+      scaleVelocitiesKernel<S, P><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("scaleVelocitiesKernel");
+    }
+    nextStepKernel<<<1, 1, 0, stream_>>>(ds_);
+    HOPSIM_CUDA_CHECK_LAUNCH("nextStepKernel");
+    if (timed) {
+      HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[2], stream_));
+      HOPSIM_CUDA_CHECK(cudaEventSynchronize(ev_[2]));
+      float force = 0, integ = 0;
+      HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&force, ev_[0], ev_[1]));
+      HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&integ, ev_[1], ev_[2]));
+      stats_.forceSeconds += force * 1e-3;
+      stats_.integrateSeconds += integ * 1e-3;
+    }
+  }
+
+  cudaGraphExec_t capture(bool energy, bool withSecond, bool withFirst) {
+    cudaGraph_t graph = nullptr;
+    HOPSIM_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    if (withSecond) secondHalf(energy, false);
+    if (withFirst) firstHalf(false);
+    HOPSIM_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    cudaGraphExec_t exec = nullptr;
+    HOPSIM_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    HOPSIM_CUDA_CHECK(cudaGraphDestroy(graph));
+    return exec;
+  }
+
+  void captureGraphs() {
+    destroyGraphs();
+    firstHalfGraph_ = capture(false, false, true);
+    stepGraph_ = capture(false, true, true);
+    lastGraph_ = capture(true, true, false);
+    graphsReady_ = true;
+  }
+
+  void destroyGraphs() {
+    for (auto* g : {&firstHalfGraph_, &stepGraph_, &lastGraph_}) {
+      if (*g) cudaGraphExecDestroy(*g);
+      *g = nullptr;
+    }
+    graphsReady_ = false;
+  }
+
+  void freeArrays() {
+    for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceFree(*p);
+    for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceFree(*p);
+    deviceFree(a_.pos), deviceFree(a_.id), deviceFree(a_.ncount), deviceFree(a_.nlist);
+    deviceFree(keys_), deviceFree(keysSorted_), deviceFree(values_), deviceFree(order_);
+    deviceFree(scratch_), deviceFree(cellStart_), deviceFree(cellEnd_), deviceFree(sortTemp_);
+  }
+
+  EngineConfig config_;
+  int gpu_ = 0;
+  std::string deviceName_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t ev_[4] = {nullptr, nullptr, nullptr, nullptr};
+  DeviceScalars* ds_ = nullptr;
+  DeviceScalars* hostScalars_ = nullptr;
+  LjCoefficients<P> coeff_;
+  StepParams params_{};
+  BoxParams box_{};
+  Arrays<S, P> a_{};
+  int n_ = 0, ncell_ = 0;
+  double mass_ = 1;
+  unsigned *keys_ = nullptr, *keysSorted_ = nullptr;
+  int *values_ = nullptr, *order_ = nullptr, *cellStart_ = nullptr, *cellEnd_ = nullptr;
+  unsigned char* scratch_ = nullptr;
+  unsigned char* sortTemp_ = nullptr;
+  std::size_t sortBytes_ = 0;
+  cudaGraphExec_t firstHalfGraph_ = nullptr, stepGraph_ = nullptr, lastGraph_ = nullptr;
+  bool graphsReady_ = false;
+  EngineStats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<MdEngine> makeCudaEngine(const EngineConfig& config, int gpu) {
+  switch (config.precision) {
+    case Precision::Single: return std::make_unique<CudaMdEngine<float, float, float>>(config, gpu);
+    case Precision::Mixed: return std::make_unique<CudaMdEngine<double, float, double>>(config, gpu);
+    case Precision::Double: return std::make_unique<CudaMdEngine<double, double, double>>(config, gpu);
+  }
+  throw std::logic_error("unknown precision");
+}
+
+}  // namespace hopsim::md

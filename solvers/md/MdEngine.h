@@ -1,0 +1,57 @@
+// The backend seam of the MD solver: a CPU or CUDA engine that owns the particles while they are advanced.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "solvers/md/MdCase.h"
+#include "solvers/md/ParticleState.h"
+
+namespace hopsim::md {
+
+// Sums over all particles at the current positions; the LAMMPS conventions are applied by Thermo.
+struct RawThermo {
+  double potential = 0;  // sum of pair energies (each pair once)
+  double twoKinetic = 0; // sum m v^2
+  double virial = 0;     // sum over pairs of r_ij . f_ij
+  bool finite = true;    // false: NaN or infinite energy, virial or force seen
+};
+
+struct EngineStats {
+  long long neighborBuilds = 0;
+  double neighborSeconds = 0, forceSeconds = 0, integrateSeconds = 0, otherSeconds = 0;
+  double maxNeighbors = 0, meanNeighbors = 0;
+};
+
+struct EngineConfig {
+  Precision precision = Precision::Double;
+  LjSettings lj;
+  double skin = 0.3;
+  IntegratorSettings integrator;
+  bool timePhases = false;  // synchronise between phases to time them (GPU: costs overlap)
+};
+
+class MdEngine {
+ public:
+  virtual ~MdEngine() = default;
+  // Takes the particles (reordered freely inside), builds the neighbour list and computes forces and energies.
+  virtual void initialize(const ParticleState& s) = 0;
+  // Advances `steps` steps; the step counter after the last is `firstStep + steps` (keys the Langevin noise).
+  // Energies and virial are accumulated on the last step only (they cost a little in the force loop).
+  virtual void advance(long long steps, long long firstStep) = 0;
+  // Sums at the current state: energies from the last force evaluation, kinetic energy now.
+  virtual RawThermo thermo() = 0;
+  // Copies particles back (in the engine's current order; ids say who is who).
+  virtual void download(ParticleState& s) = 0;
+  // Forces at the current positions (for tests), in the order of download().
+  virtual void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) = 0;
+  virtual EngineStats stats() const = 0;
+  virtual std::string backendName() const = 0;   // "cpu (2 OpenMP threads)", "cuda (NVIDIA H200)"
+};
+
+std::unique_ptr<MdEngine> makeCpuEngine(const EngineConfig& config);
+// Throws std::runtime_error when hopsim was built without CUDA or no GPU is present.
+std::unique_ptr<MdEngine> makeCudaEngine(const EngineConfig& config, int gpu);
+
+}  // namespace hopsim::md

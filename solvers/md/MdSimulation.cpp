@@ -1,0 +1,231 @@
+// MD run loop and outputs.
+#include "solvers/md/MdSimulation.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <optional>
+
+#include "io/AtomicFile.h"
+#include "io/CsvSeries.h"
+#include "io/md/H5mdWriter.h"
+#if HOPSIM_WITH_VTK
+#include "io/vtk/VtkParticleWriter.h"
+#endif
+#include "kernels/common/DeviceInfo.h"
+#include "solvers/common/Progress.h"
+
+namespace hopsim::md {
+
+Backend chooseBackend(const MdCase& c, const RunOptions& options) {
+  Backend b = options.backend.value_or(c.device.backend);
+  if (b == Backend::Auto) b = cudaDeviceCount() > 0 ? Backend::Cuda : Backend::Cpu;
+  return b;
+}
+
+EngineConfig engineConfig(const MdCase& c) {
+  EngineConfig e;
+  e.precision = c.precision;
+  e.lj = c.lj;
+  e.skin = c.skin;
+  e.integrator = c.integrator;
+  return e;
+}
+
+std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const RunOptions& options, bool timePhases) {
+  EngineConfig e = engineConfig(c);
+  e.timePhases = timePhases;
+  if (chooseBackend(c, options) == Backend::Cuda) return makeCudaEngine(e, std::max(0, c.device.gpu));
+  return makeCpuEngine(e);
+}
+
+void sortById(ParticleState& s) {
+  std::vector<std::size_t> order(s.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.id[a] < s.id[b]; });
+  auto apply = [&](auto& v) {
+    auto tmp = v;
+    for (std::size_t k = 0; k < order.size(); ++k) tmp[k] = v[order[k]];
+    v.swap(tmp);
+  };
+  apply(s.x), apply(s.y), apply(s.z), apply(s.vx), apply(s.vy), apply(s.vz), apply(s.id);
+}
+
+namespace {
+
+void printTableHeader() {
+  std::printf("%10s %12s %12s %14s %14s %14s %14s\n", "step", "time", "temp", "pe", "ke", "etotal", "press");
+}
+void printRow(const ThermoRow& r) {
+  std::printf("%10lld %12.6g %12.8g %14.8g %14.8g %14.8g %14.8g\n", r.step, r.time, r.temp, r.pe, r.ke, r.etotal,
+              r.press);
+  std::fflush(stdout);
+}
+
+std::vector<std::pair<std::string, double>> observables(const ThermoRow& r) {
+  return {{"temperature", r.temp}, {"potential_energy", r.pe}, {"kinetic_energy", r.ke},
+          {"total_energy", r.etotal}, {"pressure", r.press}};
+}
+
+std::string describeFailure(const ThermoRow& r) {
+  if (!std::isfinite(r.pe) || !std::isfinite(r.press))
+    return fmt::format("step {}: the potential energy or pressure is not finite (pe = {}, press = {}): particles overlap "
+                       "or the time step is too large for this system",
+                       r.step, r.pe, r.press);
+  return fmt::format("step {}: infinite or NaN forces (overlapping particles, or a time step too large for this "
+                     "system)", r.step);
+}
+
+}  // namespace
+
+MdRunResult runMd(const MdCase& c, const RunOptions& options, const nlohmann::json& caseJson,
+                  const std::function<void(const ThermoRow&)>& onThermo) {
+  MdRunResult result;
+  const std::size_t n = c.initial.size();
+  const double volume = c.initial.box.volume();
+  const std::string dir = options.outputDir.empty() ? c.output.dir : options.outputDir;
+  const bool write = options.writeOutput;
+  const bool verbose = !options.quiet;
+
+  auto engine = makeEngine(c, options);
+  result.backend = engine->backendName();
+  if (verbose) {
+    std::printf("hopsim md: %zu atoms, %s\n", n, c.systemSource.c_str());
+    std::printf("  box %.6g x %.6g x %.6g, density %.6g, mass %g\n", c.initial.box.length[0], c.initial.box.length[1],
+                c.initial.box.length[2], static_cast<double>(n) / volume, c.initial.mass);
+    std::printf("  lj epsilon %g sigma %g cutoff %g%s%s, skin %g\n", c.lj.epsilon, c.lj.sigma, c.lj.cutoff,
+                c.lj.shift ? ", shifted" : "", c.lj.tailCorrection ? ", tail corrections" : "", c.skin);
+    std::printf("  integrator %s, dt %g, %lld steps, precision %s, backend %s\n", toString(c.integrator.type),
+                c.integrator.dt, c.steps, toString(c.precision), result.backend.c_str());
+  }
+
+  std::unique_ptr<io::CsvSeries> csv;
+  std::unique_ptr<io::md::H5mdWriter> h5;
+#if HOPSIM_WITH_VTK
+  std::unique_ptr<io::VtkParticleWriter> vtk;
+#endif
+  if (write) {
+    io::ensureDirectory(dir);
+    csv = std::make_unique<io::CsvSeries>(std::filesystem::path(dir) / "thermo.csv",
+                                          std::vector<std::string>{"step", "time", "temp", "pe", "ke", "etotal", "press"});
+    if (c.output.h5md) h5 = std::make_unique<io::md::H5mdWriter>(std::filesystem::path(dir) / "trajectory.h5", n, HOPSIM_VERSION);
+#if HOPSIM_WITH_VTK
+    if (c.output.vtk) vtk = std::make_unique<io::VtkParticleWriter>(std::filesystem::path(dir), "particles");
+#endif
+  }
+
+  const long long first = c.initial.step, last = c.initial.step + c.steps;
+  const double dt = c.integrator.dt;
+  engine->initialize(c.initial);
+
+  ParticleState snapshot;
+  auto takeThermo = [&](long long step) {
+    ThermoRow r = makeThermoRow(engine->thermo(), n, volume, c.lj, step, static_cast<double>(step) * dt);
+    return r;
+  };
+  auto emitThermo = [&](const ThermoRow& r) {
+    result.thermo.push_back(r);
+    if (verbose) printRow(r);
+    if (csv)
+      csv->row({io::CsvSeries::cell(r.step), io::CsvSeries::cell(r.time), io::CsvSeries::cell(r.temp),
+                io::CsvSeries::cell(r.pe), io::CsvSeries::cell(r.ke), io::CsvSeries::cell(r.etotal),
+                io::CsvSeries::cell(r.press)});
+    if (h5) h5->observables(r.step, r.time, observables(r));
+    if (onThermo) onThermo(r);
+  };
+  auto writeFrame = [&](long long step) {
+    engine->download(snapshot);
+    sortById(snapshot);
+    snapshot.step = step;
+    if (h5) h5->frame(step, static_cast<double>(step) * dt, snapshot);
+#if HOPSIM_WITH_VTK
+    if (vtk) vtk->write(step, static_cast<double>(step) * dt, snapshot);
+#endif
+  };
+  auto due = [](long long step, long long every) { return every > 0 && step % every == 0; };
+
+  if (verbose) printTableHeader();
+  Progress progress(c.steps, static_cast<double>(n), "Matom-steps/s", verbose && c.steps > 0);
+  const auto start = std::chrono::steady_clock::now();
+  ThermoRow row = takeThermo(first);
+  result.lastStep = first;
+  if (!row.finite) {
+    result.ok = false;
+    result.failure = describeFailure(row) + " (in the initial configuration)";
+  } else {
+    emitThermo(row);
+    if (c.output.every > 0 || c.steps == 0) writeFrame(first);
+  }
+  long long step = first;
+  while (result.ok && step < last) {
+    // Advance to the next step where something is due: thermo, output, or the end.
+    long long next = last;
+    if (c.thermoEvery > 0) next = std::min(next, (step / c.thermoEvery + 1) * c.thermoEvery);
+    if (c.output.every > 0) next = std::min(next, (step / c.output.every + 1) * c.output.every);
+    engine->advance(next - step, step);
+    row = takeThermo(next);
+    if (!row.finite) {
+      result.ok = false;
+      result.failure = describeFailure(row);
+      break;
+    }
+    step = next;
+    result.lastStep = step;
+    if (due(step, c.thermoEvery) || step == last) emitThermo(row);
+    if (due(step, c.output.every) || step == last) writeFrame(step);
+    progress.update(step - first);
+  }
+  progress.finish(result.lastStep - first);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.stats = engine->stats();
+  if (result.ok) {
+    engine->download(result.final);
+    sortById(result.final);
+    result.final.step = result.lastStep;
+  } else if (!snapshot.x.empty()) {
+    result.final = snapshot;
+  }
+
+  // Whatever happened, what was written so far goes under final names.
+  if (csv) csv->finish();
+  if (h5) h5->finish();
+#if HOPSIM_WITH_VTK
+  if (vtk) vtk->finish();
+#endif
+  if (write) {
+    nlohmann::json j;
+    j["solver"] = "md";
+    j["case"] = caseJson;
+    j["status"] = result.ok ? "completed" : "stopped";
+    if (!result.ok) j["failure"] = result.failure;
+    j["atoms"] = n;
+    j["first_step"] = first;
+    j["last_step"] = result.lastStep;
+    j["backend"] = result.backend;
+    j["precision"] = toString(c.precision);
+    j["build"] = {{"version", HOPSIM_VERSION}, {"cuda", HOPSIM_WITH_CUDA != 0}, {"vtk", HOPSIM_WITH_VTK != 0}};
+    const double steps = static_cast<double>(result.lastStep - first);
+    j["timings"] = {{"loop_seconds", result.seconds},
+                    {"atom_steps_per_second", result.seconds > 0 ? steps * static_cast<double>(n) / result.seconds : 0.0},
+                    {"neighbor_seconds", result.stats.neighborSeconds},
+                    {"force_seconds", result.stats.forceSeconds},
+                    {"integrate_seconds", result.stats.integrateSeconds},
+                    {"neighbor_builds", result.stats.neighborBuilds}};
+    io::writeFileAtomic(std::filesystem::path(dir) / "run.json", j.dump(2) + "\n");
+  }
+  if (verbose) {
+    const double steps = static_cast<double>(result.lastStep - first);
+    std::printf("loop time %.3f s, %.4g atom-steps/s, %lld neighbour builds (mean %.1f neighbours)\n", result.seconds,
+                result.seconds > 0 ? steps * static_cast<double>(n) / result.seconds : 0.0,
+                result.stats.neighborBuilds, result.stats.meanNeighbors);
+    std::printf("  neighbour %.3f s, force %.3f s, integrate %.3f s\n", result.stats.neighborSeconds,
+                result.stats.forceSeconds, result.stats.integrateSeconds);
+  }
+  if (!result.ok) std::fprintf(stderr, "hopsim md: stopped: %s\n", result.failure.c_str());
+  return result;
+}
+
+}  // namespace hopsim::md

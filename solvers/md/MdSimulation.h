@@ -1,0 +1,41 @@
+// The MD run loop: picks a backend, advances the engine on the thermo/output schedule, writes thermo.csv, the H5MD
+// trajectory (+ XDMF), VTK and run.json, and stops cleanly on NaN energies or infinite forces.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "solvers/common/RunOptions.h"
+#include "solvers/md/MdCase.h"
+#include "solvers/md/MdEngine.h"
+#include "solvers/md/Thermo.h"
+
+namespace hopsim::md {
+
+struct MdRunResult {
+  std::vector<ThermoRow> thermo;
+  bool ok = true;
+  std::string failure;        // why the run stopped early
+  long long lastStep = 0;     // the last step reached with finite energies
+  EngineStats stats;
+  double seconds = 0;         // wall time of the time loop
+  std::string backend;
+  ParticleState final;        // particles at the last good step, in id order
+};
+
+// The backend a case runs on: --backend, else the case's device.backend; auto = CUDA when built and a GPU is seen.
+Backend chooseBackend(const MdCase& c, const RunOptions& options);
+std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const RunOptions& options, bool timePhases = false);
+EngineConfig engineConfig(const MdCase& c);
+
+// caseJson (optional) goes into run.json. onThermo is called for each thermo row as it is produced.
+MdRunResult runMd(const MdCase& c, const RunOptions& options, const nlohmann::json& caseJson = nullptr,
+                  const std::function<void(const ThermoRow&)>& onThermo = {});
+
+// Reorders particles by id (engines keep them sorted by cell).
+void sortById(ParticleState& s);
+
+}  // namespace hopsim::md
