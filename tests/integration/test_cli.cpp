@@ -1,0 +1,132 @@
+// The hopsim binary as a user meets it: exit codes, located errors, output files, every example case.
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "CatchCompat.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string output;  // stdout and stderr
+};
+
+Result hopsim(const std::string& args) {
+  const std::string cmd = std::string(HOPSIM_BINARY) + " " + args + " 2>&1";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  REQUIRE(pipe);
+  std::string out;
+  std::array<char, 4096> buf;
+  while (std::fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
+  const int status = pclose(pipe.release());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path p = fs::temp_directory_path() / ("hopsim_cli_" + name);
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+std::string source(const std::string& rel) { return std::string(HOPSIM_SOURCE_DIR) + "/" + rel; }
+
+}  // namespace
+
+TEST_CASE("a case error is reported as file:line:col with exit code 2 and nothing is written", "[integration]") {
+  const fs::path dir = scratch("bad");
+  {
+    std::ofstream f(dir / "bad.yaml");
+    f << "solver: lbm\nlattice: D2Q9\ndomain: {cells: [32, 16], periodic: [x]}\nfluid: {tau: 0.5}\n"
+         "boundaries:\n  y-: {type: wall}\n  y+: {type: wall}\nrun: {steps: 10}\n";
+  }
+  const Result r = hopsim("run " + (dir / "bad.yaml").string() + " --output " + (dir / "out").string());
+  CHECK(r.code == 2);
+  CHECK(r.output.find("bad.yaml:4:14:") != std::string::npos);
+  CHECK(r.output.find("0.5") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "out"));
+}
+
+TEST_CASE("missing and binary case files are clear errors", "[integration]") {
+  const fs::path dir = scratch("files");
+  Result r = hopsim("run " + (dir / "nope.yaml").string());
+  CHECK(r.code == 2);
+  CHECK(r.output.find("cannot open") != std::string::npos);
+  {
+    std::ofstream f(dir / "bin.yaml", std::ios::binary);
+    f.write("\x7f" "ELF\0\0\1", 7);
+  }
+  r = hopsim("run " + (dir / "bin.yaml").string());
+  CHECK(r.code == 2);
+  CHECK(r.output.find("binary") != std::string::npos);
+}
+
+TEST_CASE("a bad --set override names the command line", "[integration]") {
+  const Result r = hopsim("run " + source("inputs/lbm/poiseuille2d.yaml") + " --set run.steps=-3");
+  CHECK(r.code == 2);
+  CHECK(r.output.find("--set run.steps=-3") != std::string::npos);
+}
+
+TEST_CASE("a run writes fields, series, CSV files and run.json, and no temporary files", "[integration]") {
+  const fs::path out = scratch("run") / "out";
+  const Result r = hopsim("run " + source("inputs/lbm/cylinder2d.yaml") +
+                          " --set run.steps=300 --set output.every=100 --output " + out.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  for (const char* f : {"fields.xmf", "fields_000000000.h5", "fields_000000300.h5", "observables.csv", "forces.csv",
+                        "run.json"})
+    CHECK(fs::exists(out / f));
+  for (const auto& e : fs::directory_iterator(out)) {
+    const std::string name = e.path().filename().string();
+    CHECK(name.find(".tmp-") == std::string::npos);
+    CHECK(name.find(".part") == std::string::npos);
+  }
+  std::ifstream js(out / "run.json");
+  const auto run = nlohmann::json::parse(js);
+  CHECK(run["steps"] == 300);
+  CHECK(run["status"] == "completed");
+  CHECK(run["case"]["lattice"] == "D2Q9");
+  // forces.csv: header plus one row per 100 steps for the one obstacle
+  std::ifstream fc(out / "forces.csv");
+  std::string line;
+  int lines = 0;
+  while (std::getline(fc, line)) ++lines;
+  CHECK(lines == 1 + 3);
+  CHECK(r.output.find("MLUPS") != std::string::npos);
+  CHECK(r.output.find("Reynolds") != std::string::npos);
+}
+
+TEST_CASE("every example LBM case runs as shipped (shortened)", "[integration]") {
+  for (const auto& e : fs::directory_iterator(source("inputs/lbm"))) {
+    if (e.path().extension() != ".yaml") continue;
+    const fs::path out = scratch("example") / e.path().stem();
+    const Result r = hopsim("run " + e.path().string() + " --quiet --set run.steps=20 --output " + out.string());
+    INFO(e.path().string() << "\n" << r.output);
+    CHECK(r.code == 0);
+    CHECK(fs::exists(out / "run.json"));
+  }
+}
+
+TEST_CASE("validate lists cases and rejects unknown names", "[integration]") {
+  Result r = hopsim("validate --list");
+  CHECK(r.code == 0);
+  CHECK(r.output.find("lbm.poiseuille2d") != std::string::npos);
+  r = hopsim("validate lbm.nonexistent");
+  CHECK(r.code == 2);
+}
+
+TEST_CASE("info reports the build", "[integration]") {
+  const Result r = hopsim("info");
+  CHECK(r.code == 0);
+  CHECK(r.output.find("hopsim") != std::string::npos);
+  CHECK(r.output.find("CUDA") != std::string::npos);
+}
