@@ -138,7 +138,8 @@ void Comm::barrier() const {
 #endif
 }
 
-void Comm::sendrecv(const std::vector<double>& send, int dest, std::vector<double>& recv, int source, int tag) const {
+void Comm::sendrecv(const std::vector<double>& send, int dest, std::vector<double>& recv, int source,
+                    [[maybe_unused]] int tag) const {
 #if HOPSIM_WITH_MPI
   if (active()) {
     // Lengths first, so the receiver can size its buffer; then the data.
