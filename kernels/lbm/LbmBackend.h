@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,6 +20,19 @@ struct Observables {
   double maxSpeed = 0;
 };
 
+// How populations are kept between steps. TwoLattice: read one array, write the other. InPlace: one array updated
+// in place (the AA pattern), half the memory; it cannot do inlet/outlet faces, which fall back to two lattices.
+// Auto: the backend's fastest for the case (HOPSIM_LBM_LAYOUT=two-lattice|in-place overrides it).
+enum class StreamingLayout { Auto, TwoLattice, InPlace };
+inline const char* toString(StreamingLayout l) {
+  switch (l) {
+    case StreamingLayout::Auto: return "auto";
+    case StreamingLayout::TwoLattice: return "two-lattice";
+    case StreamingLayout::InPlace: return "in-place";
+  }
+  return "?";
+}
+
 // Everything a backend needs to build its state; plain data, no case-file types beyond the enums.
 struct LbmSetup {
   LatticeKind lattice;
@@ -28,6 +42,7 @@ struct LbmSetup {
   std::vector<double> density;       // initial rho per cell
   std::vector<double> velocity;      // initial u, 3 per cell
   int obstacles = 0;
+  StreamingLayout layout = StreamingLayout::Auto;  // GPU backends; the CPU backend always uses two lattices
 };
 
 class LbmBackend {
@@ -44,6 +59,15 @@ class LbmBackend {
   virtual std::vector<std::array<double, 3>> obstacleForces() = 0;
   // Bytes of population data one cell update reads and writes (for bandwidth figures).
   virtual double bytesPerCellUpdate() const = 0;
+  // The population layout in use ("two-lattice" or "in-place").
+  virtual std::string layout() const { return toString(StreamingLayout::TwoLattice); }
+  // Seconds that `steps` steps without forces take, measured so that only the steps count: GPU backends time them
+  // with device events; the default is the host clock around advance(), which returns when the work is done.
+  virtual double timeSteps(long long steps) {
+    const auto t0 = std::chrono::steady_clock::now();
+    advance(steps, false);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
 };
 
 std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& setup);

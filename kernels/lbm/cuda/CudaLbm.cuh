@@ -1,0 +1,350 @@
+// The portable CUDA LBM backend (sm_80 and newer) for one lattice and one storage type: device state, launches
+// through captured CUDA graphs, device-side reductions, fields into pinned host memory on request.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/common/DeviceBuffer.cuh"
+#include "kernels/lbm/cuda/CudaLbmFactory.h"
+#include "kernels/lbm/cuda/LbmKernels.cuh"
+
+namespace hopsim::lbm {
+
+template <class L, class S>
+class CudaLbm final : public LbmBackend {
+  using Store = PopulationStorage<S>;
+  using T = typename Store::Arith;
+
+ public:
+  CudaLbm(const LbmSetup& s, const CudaLbmOptions& o)
+      : p_(convertDomain<T>(s.domain)), options_(o), obstacles_(s.obstacles),
+        inPlace_(o.layout == StreamingLayout::InPlace) {
+    selectDevice();
+    const long long n = p_.cells;
+    wide_ = static_cast<unsigned long long>(L::Q) * static_cast<unsigned long long>(n) > 0xFFFFFFFFull;
+    configureLaunch();
+    checkMemory();
+
+    const std::size_t populations = static_cast<std::size_t>(L::Q) * static_cast<std::size_t>(n);
+    f_[0] = DeviceBuffer<S>(populations);
+    if (!inPlace_) f_[1] = DeviceBuffer<S>(populations);
+    flags_ = DeviceBuffer<std::uint8_t>(n);
+    cls_ = DeviceBuffer<std::uint8_t>(n);
+    forces_ = DeviceBuffer<double>(3 * std::max(1, obstacles_));
+    partials_ = DeviceBuffer<double>(kObservables * blocks());
+    result_ = DeviceBuffer<double>(kObservables);
+    hostResult_ = PinnedBuffer<double>(std::max<std::size_t>(kObservables, 3 * std::max(1, obstacles_)));
+
+    // Zeroed so that slots no step ever writes (solid cells) hold defined values.
+    f_[0].zero(stream_.get());
+    f_[1].zero(stream_.get());
+    forces_.zero(stream_.get());
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(flags_.get(), s.flags.data(), n, cudaMemcpyHostToDevice, stream_.get()));
+    if (wide_) classify<unsigned long long>();
+    else classify<unsigned>();
+    listBoundaryCells();
+    initialise(s);
+    stream_.synchronize();
+  }
+
+  std::string name() const override { return "cuda/portable"; }
+
+  std::string description() const override {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "cuda/portable on %s (cc %d.%d, %d SMs), %s %s, %s, %s indices, block %dx%d, %lld boundary cells, graphs of %d steps%s",
+                  device_.name, device_.major, device_.minor, device_.multiProcessorCount, L::name, storageName(),
+                  inPlace_ ? "in-place (AA pattern)" : "two lattices", wide_ ? "64-bit" : "32-bit", block_.x,
+                  block_.y, boundaryCount_, options_.graphSteps, options_.note.c_str());
+    return buf;
+  }
+
+  std::string layout() const override {
+    return toString(inPlace_ ? StreamingLayout::InPlace : StreamingLayout::TwoLattice);
+  }
+
+  double bytesPerCellUpdate() const override { return 2.0 * L::Q * sizeof(S); }
+
+  void advance(long long steps, bool forcesOnLastStep) override {
+    if (steps <= 0) return;
+    const bool forces = forcesOnLastStep && obstacles_ > 0;
+    runPlain(forces ? steps - 1 : steps);
+    if (forces) {
+      forces_.zero(stream_.get());
+      enqueueStep(stream_.get(), parity_, forces_.get());
+      parity_ ^= 1;
+    }
+  }
+
+  double timeSteps(long long steps) override {
+    start_.record(stream_.get());
+    runPlain(steps);
+    stop_.record(stream_.get());
+    stream_.synchronize();
+    return stop_.since(start_) * 1e-3;
+  }
+
+  void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
+    const long long n = p_.cells;
+    if (!rhoHost_.size()) {
+      rhoHost_ = PinnedBuffer<T>(n);
+      uHost_ = PinnedBuffer<T>(3 * static_cast<std::size_t>(n));
+    }
+    if (wide_) launchFields<unsigned long long>();
+    else launchFields<unsigned>();
+    stream_.synchronize();
+    rho.assign(rhoHost_.get(), rhoHost_.get() + n);
+    u.assign(uHost_.get(), uHost_.get() + 3 * n);
+  }
+
+  Observables observables() override {
+    if (wide_) launchObservables<unsigned long long>();
+    else launchObservables<unsigned>();
+    finishObservablesKernel<<<1, kMaxBlockThreads, 0, stream_.get()>>>(partials_.get(), blocks(), result_.get());
+    HOPSIM_CUDA_CHECK_LAUNCH("finishObservablesKernel");
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostResult_.get(), result_.get(), kObservables * sizeof(double),
+                                      cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    return {hostResult_[3] + hostResult_[0], hostResult_[1], hostResult_[2]};
+  }
+
+  std::vector<std::array<double, 3>> obstacleForces() override {
+    std::vector<std::array<double, 3>> out(obstacles_);
+    if (!obstacles_) return out;
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostResult_.get(), forces_.get(), 3 * obstacles_ * sizeof(double),
+                                      cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    for (int k = 0; k < obstacles_; ++k) out[k] = {hostResult_[3 * k], hostResult_[3 * k + 1], hostResult_[3 * k + 2]};
+    return out;
+  }
+
+ private:
+  static const char* storageName() {
+    if constexpr (sizeof(S) == 2) return "half (FP16 storage, FP32 arithmetic)";
+    else if constexpr (sizeof(S) == 4) return "single";
+    else return "double";
+  }
+
+  void selectDevice() {
+    int count = 0;
+    HOPSIM_CUDA_CHECK(cudaGetDeviceCount(&count));
+    if (options_.device < 0 || options_.device >= count)
+      throw std::runtime_error("GPU " + std::to_string(options_.device) + " does not exist (this machine has " +
+                               std::to_string(count) + ")");
+    HOPSIM_CUDA_CHECK(cudaSetDevice(options_.device));
+    HOPSIM_CUDA_CHECK(cudaGetDeviceProperties(&device_, options_.device));
+    if (device_.major < 8)
+      throw std::runtime_error(std::string("the CUDA LBM backend needs compute capability 8.0 or newer (A100 and "
+                                           "later); ") + device_.name + " is " + std::to_string(device_.major) + "." +
+                               std::to_string(device_.minor));
+  }
+
+  void configureLaunch() {
+    int threads = options_.blockThreads;
+    if (threads != 64 && threads != 128 && threads != 256) threads = 256;
+    int bx = 32;
+    while (bx < threads && bx < p_.n[0]) bx *= 2;  // powers of two: the block reductions need them
+    block_ = dim3(bx, threads / bx, 1);
+    const long long gy = (p_.n[1] + block_.y - 1) / block_.y;
+    if (gy > 65535 || p_.n[2] > 65535)
+      throw std::runtime_error("domain too tall for the CUDA launch grid: at most 65535 blocks along y (" +
+                               std::to_string(65535LL * block_.y) + " cells) and 65535 cells along z");
+    grid_ = dim3((p_.n[0] + bx - 1) / bx, static_cast<unsigned>(gy), p_.n[2]);
+    if (options_.graphSteps < 2) options_.graphSteps = 2;
+    options_.graphSteps += options_.graphSteps & 1;  // even: a graph starts and ends on the same parity
+  }
+
+  long long blocks() const { return static_cast<long long>(grid_.x) * grid_.y * grid_.z; }
+
+  // Out-of-memory check before anything is allocated, with the largest domain that would fit.
+  void checkMemory() {
+    std::size_t freeBytes = 0, totalBytes = 0;
+    HOPSIM_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+    const double arrays = inPlace_ ? 1.0 : 2.0;
+    const double perCell = arrays * L::Q * sizeof(S) + 2.0 + kObservables * 8.0 / (block_.x * block_.y);
+    const double reserve = 256.0 * (1 << 20);  // context, graphs, reductions
+    const double needed = perCell * static_cast<double>(p_.cells) + reserve;
+    if (needed <= static_cast<double>(freeBytes)) return;
+    const double room = std::max(0.0, static_cast<double>(freeBytes) - reserve);
+    const auto side = [&](double bytesPerCell) {
+      return static_cast<long long>(std::floor(std::pow(room / bytesPerCell, 1.0 / L::D)));
+    };
+    const std::string shape = L::D == 3 ? "cubic" : "square";
+    const std::string power = L::D == 3 ? "^3" : "^2";
+    std::string msg = std::string("not enough GPU memory for ") + std::to_string(p_.cells) + " cells of " + L::name +
+                      " " + storageName() + ": needs " + gib(needed) + " GiB (" +
+                      std::to_string(static_cast<int>(perCell)) + " bytes per cell, " +
+                      (inPlace_ ? "in-place" : "two lattices") + "), " + device_.name + " has " + gib(freeBytes) +
+                      " GiB free; the largest " + shape + " domain that fits is " + std::to_string(side(perCell)) +
+                      power;
+    if (!inPlace_) {
+      const double inPlaceBytes = L::Q * sizeof(S) + 2.0 + kObservables * 8.0 / (block_.x * block_.y);
+      msg += " (" + std::to_string(side(inPlaceBytes)) + power + " with the in-place layout where the case allows it)";
+    }
+    throw std::runtime_error(msg);
+  }
+
+  static std::string gib(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", bytes / double(1 << 30));
+    return buf;
+  }
+
+  template <class Index>
+  StateView<L, S, Index> state(int parity) const {
+    if (inPlace_) return {f_[0].get(), static_cast<Index>(p_.cells), parity};
+    return {f_[parity].get(), static_cast<Index>(p_.cells), -1};
+  }
+
+  template <class Index>
+  void classify() {
+    classifyKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, flags_.get(), cls_.get());
+    HOPSIM_CUDA_CHECK_LAUNCH("classifyKernel");
+  }
+
+  // The fluid cells that need gather(), in index order so that neighbouring threads read neighbouring cells.
+  void listBoundaryCells() {
+    std::vector<std::uint8_t> cls(static_cast<std::size_t>(p_.cells));
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(cls.data(), cls_.get(), cls.size(), cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    std::vector<BoundaryCell> list;
+    std::size_t c = 0;
+    for (int z = 0; z < p_.n[2]; ++z)
+      for (int y = 0; y < p_.n[1]; ++y)
+        for (int x = 0; x < p_.n[0]; ++x, ++c)
+          if (cls[c] == kCellBoundary) list.push_back({x, y, z});
+    boundaryCount_ = static_cast<long long>(list.size());
+    boundary_ = DeviceBuffer<BoundaryCell>(list.size());
+    if (!list.empty())
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(boundary_.get(), list.data(), list.size() * sizeof(BoundaryCell),
+                                        cudaMemcpyHostToDevice, stream_.get()));
+    stream_.synchronize();  // `list` is freed on return
+  }
+
+  // Initial equilibrium, a slab of z planes at a time through one pinned staging buffer that kernels read directly.
+  void initialise(const LbmSetup& s) {
+    const long long plane = static_cast<long long>(p_.n[0]) * p_.n[1];
+    const long long planes = std::max(1LL, std::min<long long>(p_.n[2], (1LL << 22) / plane));
+    PinnedBuffer<T> rho(planes * plane), u(3 * planes * plane);
+    for (int z0 = 0; z0 < p_.n[2]; z0 += static_cast<int>(planes)) {
+      const int count = static_cast<int>(std::min<long long>(planes, p_.n[2] - z0));
+      const std::size_t first = static_cast<std::size_t>(z0) * plane;
+      for (std::size_t c = 0; c < static_cast<std::size_t>(count * plane); ++c) {
+        rho[c] = static_cast<T>(s.density[first + c]);
+        for (int a = 0; a < 3; ++a) u[3 * c + a] = static_cast<T>(s.velocity[3 * (first + c) + a]);
+      }
+      const dim3 grid(grid_.x, grid_.y, count);
+      if (wide_)
+        initKernel<L, unsigned long long><<<grid, block_, 0, stream_.get()>>>(p_, state<unsigned long long>(0), z0,
+                                                                              rho.device(), u.device());
+      else
+        initKernel<L, unsigned><<<grid, block_, 0, stream_.get()>>>(p_, state<unsigned>(0), z0, rho.device(),
+                                                                    u.device());
+      HOPSIM_CUDA_CHECK_LAUNCH("initKernel");
+      stream_.synchronize();  // the staging buffer is refilled next
+    }
+  }
+
+  // The access of one step (which arrays, which AA parity) for index type Index.
+  template <class Index, class Fn>
+  void withAccess(int parity, Fn&& fn) const {
+    const Index n = static_cast<Index>(p_.cells);
+    if (!inPlace_) fn(TwoLatticeStep<L, S, Index>{f_[parity].get(), f_[parity ^ 1].get(), n});
+    else if (parity == 0) fn(InPlaceStep<L, S, Index, 0>{f_[0].get(), n});
+    else fn(InPlaceStep<L, S, Index, 1>{f_[0].get(), n});
+  }
+
+  // One step: the bulk kernel over the box, then the boundary kernel over its list. Both only touch slots of their
+  // own cells (in place) or write their own cells (two lattices), so their order does not matter.
+  template <class Index>
+  void launchStep(cudaStream_t st, int parity, double* forces) const {
+    withAccess<Index>(parity, [&](const auto access) {
+      bulkStepKernel<L, Index><<<grid_, block_, 0, st>>>(p_, cls_.get(), access);
+      HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
+    });
+    if (!boundaryCount_) return;
+    const BoundaryArgs<T> args{p_, flags_.get(), boundary_.get(), boundaryCount_, forces};
+    const auto blocksNeeded = static_cast<unsigned>((boundaryCount_ + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+    withAccess<unsigned long long>(parity, [&](const auto access) {
+      boundaryStepKernel<L><<<blocksNeeded, kBoundaryBlockThreads, 0, st>>>(args, access);
+      HOPSIM_CUDA_CHECK_LAUNCH("boundaryStepKernel");
+    });
+  }
+
+  void enqueueStep(cudaStream_t st, int parity, double* forces) const {
+    if (wide_) launchStep<unsigned long long>(st, parity, forces);
+    else launchStep<unsigned>(st, parity, forces);
+  }
+
+  // Steps without forces: whole graphs of graphSteps steps, then single launches for the rest.
+  void runPlain(long long steps) {
+    const int chunk = options_.graphSteps;
+    while (steps >= chunk) {
+      CudaGraph& g = graphs_[parity_];
+      if (!g) {
+        const int start = parity_;
+        g = CudaGraph::capture(stream_.get(), [&](cudaStream_t st) {
+          for (int k = 0; k < chunk; ++k) enqueueStep(st, start ^ (k & 1), nullptr);
+        });
+      }
+      g.launch(stream_.get());
+      steps -= chunk;
+    }
+    for (; steps > 0; --steps) {
+      enqueueStep(stream_.get(), parity_, nullptr);
+      parity_ ^= 1;
+    }
+  }
+
+  template <class Index>
+  void launchFields() {
+    fieldsKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), flags_.get(),
+                                                                rhoHost_.device(), uHost_.device());
+    HOPSIM_CUDA_CHECK_LAUNCH("fieldsKernel");
+  }
+
+  template <class Index>
+  void launchObservables() {
+    observablesKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), flags_.get(),
+                                                                     partials_.get());
+    HOPSIM_CUDA_CHECK_LAUNCH("observablesKernel");
+  }
+
+  DomainParams<T> p_;
+  CudaLbmOptions options_;
+  int obstacles_;
+  bool inPlace_;
+  bool wide_ = false;
+  cudaDeviceProp device_{};
+  dim3 block_, grid_;
+  CudaStream stream_;
+  CudaEvent start_, stop_;
+  DeviceBuffer<S> f_[2];
+  DeviceBuffer<std::uint8_t> flags_, cls_;
+  DeviceBuffer<double> forces_, partials_, result_;
+  DeviceBuffer<BoundaryCell> boundary_;
+  long long boundaryCount_ = 0;
+  PinnedBuffer<double> hostResult_;
+  PinnedBuffer<T> rhoHost_, uHost_;
+  CudaGraph graphs_[2];
+  int parity_ = 0;  // steps done mod 2: which array is current (two lattices) or the AA state (in place)
+};
+
+// Builds the backend for one lattice in the storage the setup asks for.
+template <class L>
+std::unique_ptr<LbmBackend> makeCudaLbmFor(const LbmSetup& s, const CudaLbmOptions& o) {
+  switch (s.precision) {
+    case Precision::Single: return std::make_unique<CudaLbm<L, float>>(s, o);
+    case Precision::Double: return std::make_unique<CudaLbm<L, double>>(s, o);
+    case Precision::Half: return std::make_unique<CudaLbm<L, __half>>(s, o);
+  }
+  throw std::logic_error("unknown precision");
+}
+
+}  // namespace hopsim::lbm

@@ -1,0 +1,60 @@
+// makeCudaBackend: picks the lattice's portable CUDA backend and resolves the layout and launch options.
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/lbm/cuda/CudaLbmFactory.h"
+
+namespace hopsim::lbm {
+namespace {
+
+// The layout used when neither the setup nor HOPSIM_LBM_LAYOUT names one (see docs/performance.md for the
+// measurement that decides it).
+constexpr StreamingLayout kDefaultLayout = StreamingLayout::InPlace;
+
+StreamingLayout layoutFromEnvironment() {
+  const char* v = std::getenv("HOPSIM_LBM_LAYOUT");
+  if (!v || !*v) return StreamingLayout::Auto;
+  const std::string s = v;
+  if (s == "two-lattice") return StreamingLayout::TwoLattice;
+  if (s == "in-place") return StreamingLayout::InPlace;
+  if (s == "auto") return StreamingLayout::Auto;
+  throw std::runtime_error("HOPSIM_LBM_LAYOUT=" + s + ": expected two-lattice, in-place or auto");
+}
+
+int intFromEnvironment(const char* name, int fallback, int lo, int hi) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  if (*end || x < lo || x > hi)
+    throw std::runtime_error(std::string(name) + "=" + v + ": expected an integer in [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "]");
+  return static_cast<int>(x);
+}
+
+}  // namespace
+
+std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup& setup, KernelVariant variant, int device) {
+  if (variant == KernelVariant::Hopper)
+    throw std::runtime_error("the Hopper LBM kernels are not part of this build yet; use device.kernels: portable or auto");
+  CudaLbmOptions o;
+  o.device = device;
+  o.layout = setup.layout;
+  if (o.layout == StreamingLayout::Auto) o.layout = layoutFromEnvironment();
+  if (o.layout == StreamingLayout::Auto) o.layout = kDefaultLayout;
+  if (o.layout == StreamingLayout::InPlace && !inPlaceSupports(setup)) {
+    o.layout = StreamingLayout::TwoLattice;
+    o.note = "; in-place layout not used: inlet and outlet faces need two lattices";
+  }
+  o.blockThreads = intFromEnvironment("HOPSIM_LBM_BLOCK_THREADS", 256, 64, 256);
+  o.graphSteps = intFromEnvironment("HOPSIM_LBM_GRAPH_STEPS", 32, 2, 4096);
+  switch (setup.lattice) {
+    case LatticeKind::D2Q9: return makeCudaLbmD2Q9(setup, o);
+    case LatticeKind::D3Q19: return makeCudaLbmD3Q19(setup, o);
+    case LatticeKind::D3Q27: return makeCudaLbmD3Q27(setup, o);
+  }
+  throw std::logic_error("unknown lattice");
+}
+
+}  // namespace hopsim::lbm

@@ -1,0 +1,172 @@
+// The CUDA kernels of the portable LBM backend: thin thread-to-cell wrappers around CellUpdate.cuh.
+//
+// Launch geometry: blocks of (bx, by) threads along x and y, one block row of z planes per blockIdx.z, so a
+// thread finds its cell without a division and consecutive threads touch consecutive cells (coalesced).
+#pragma once
+
+#include "kernels/lbm/cuda/CellUpdate.cuh"
+
+namespace hopsim::lbm {
+
+constexpr int kMaxBlockThreads = 256;
+
+constexpr int kBoundaryBlockThreads = 128;
+
+// What the boundary kernel needs besides the population access, passed as a __grid_constant__ parameter: gather()
+// takes the domain by reference and indexes its faces at run time, which would otherwise copy it to local memory.
+template <class T>
+struct BoundaryArgs {
+  DomainParams<T> p;
+  const std::uint8_t* flags;  // fluid / obstacle k, one byte per cell
+  const BoundaryCell* cells;  // the fluid cells that are not bulk
+  long long count;
+  double* forces;             // 3 per obstacle, or null when this step computes no forces
+};
+
+template <class T>
+__device__ __forceinline__ bool cellOfThread(const DomainParams<T>& p, int zOffset, int& x, int& y, int& z) {
+  x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  z = static_cast<int>(blockIdx.z) + zOffset;
+  return x < p.n[0] && y < p.n[1];
+}
+
+// Resident blocks of kMaxBlockThreads asked of the compiler for the bulk kernel, i.e. a register cap of
+// 65536 / (256 x blocks): 64 registers (50% occupancy) for FP32/FP16 D2Q9 and D3Q19, 80 for D3Q27, 128 in double.
+// Without the cap the in-place kernels keep all Q load addresses alive for the stores (the same slots) and take
+// ~128 registers, a quarter of the threads and too few loads in flight to saturate memory.
+template <class L, class T>
+constexpr int bulkMinBlocks() {
+  if constexpr (sizeof(T) == 8) return 2;
+  else return L::Q > 19 ? 3 : 4;
+}
+
+// The hot kernel: every bulk cell of the box (other cells return at once; the boundary kernel does them).
+template <class L, class Index, class Access, class T>
+__global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
+    bulkStepKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls, const Access access) {
+  int x, y, z;
+  if (!cellOfThread(p, 0, x, y, z)) return;
+  const auto c = CellCursor<Index>::make(p, x, y, z);
+  if (cls[c.self] != kCellBulk) return;
+  updateBulkCell<L>(p, access, c);
+}
+
+// The fluid cells next to a face or a solid cell, from a list (64-bit indices: few cells, one instantiation).
+template <class L, class Access, class T>
+__global__ void __launch_bounds__(kBoundaryBlockThreads)
+    boundaryStepKernel(const __grid_constant__ BoundaryArgs<T> args, const Access access) {
+  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= args.count) return;
+  const BoundaryCell b = args.cells[k];
+  const auto c = CellCursor<unsigned long long>::make(args.p, b.x, b.y, b.z);
+  updateBoundaryCell<L>(args.p, args.flags, access, c, args.forces);
+}
+
+template <class L, class Index, class T>
+__global__ void __launch_bounds__(kMaxBlockThreads)
+    classifyKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* flags, std::uint8_t* cls) {
+  int x, y, z;
+  if (!cellOfThread(p, 0, x, y, z)) return;
+  const auto c = CellCursor<Index>::make(p, x, y, z);
+  cls[c.self] = classifyCell<L>(p, flags, c);
+}
+
+// Initial equilibrium for the z planes [zOffset, zOffset + gridDim.z); rho and u (3 per cell) start at zOffset.
+template <class L, class Index, class View, class T>
+__global__ void __launch_bounds__(kMaxBlockThreads)
+    initKernel(const __grid_constant__ DomainParams<T> p, const View view, int zOffset, const T* rho, const T* u) {
+  int x, y, z;
+  if (!cellOfThread(p, zOffset, x, y, z)) return;
+  const auto c = CellCursor<Index>::make(p, x, y, z);
+  const Index local = c.self - static_cast<Index>(zOffset) * static_cast<Index>(p.n[0]) * static_cast<Index>(p.n[1]);
+  const T u0[3] = {u[3 * local], u[3 * local + 1], u[3 * local + 2]};
+  initCell<L>(p, view, c, rho[local], u0);
+}
+
+// Density and velocity of every cell (solid cells: 1 and 0), written where the host reads them (mapped memory).
+template <class L, class Index, class View, class T>
+__global__ void __launch_bounds__(kMaxBlockThreads)
+    fieldsKernel(const __grid_constant__ DomainParams<T> p, const View view, const std::uint8_t* flags, T* rho, T* u) {
+  int x, y, z;
+  if (!cellOfThread(p, 0, x, y, z)) return;
+  const auto c = CellCursor<Index>::make(p, x, y, z);
+  T drho = T(0), r = T(1), v[3] = {T(0), T(0), T(0)};
+  if (flags[c.self] == kFluid) cellMoments<L>(p, view, c, drho, r, v);
+  rho[c.self] = r;
+  u[3 * c.self] = v[0];
+  u[3 * c.self + 1] = v[1];
+  u[3 * c.self + 2] = v[2];
+}
+
+// Per-block partial sums of the observables, reduced in a fixed order (deterministic): sum (rho - 1), sum rho u^2/2,
+// max |u|, fluid cells.
+constexpr int kObservables = 4;
+
+template <class L, class Index, class View, class T>
+__global__ void __launch_bounds__(kMaxBlockThreads)
+    observablesKernel(const __grid_constant__ DomainParams<T> p, const View view, const std::uint8_t* flags,
+                      double* partials) {
+  __shared__ double s[kObservables][kMaxBlockThreads];
+  const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x * blockDim.y);
+  double v[kObservables] = {0, 0, 0, 0};
+  int x, y, z;
+  if (cellOfThread(p, 0, x, y, z)) {
+    const auto c = CellCursor<Index>::make(p, x, y, z);
+    if (flags[c.self] == kFluid) {
+      T drho, rho, u[3];
+      cellMoments<L>(p, view, c, drho, rho, u);
+      const double u2 = double(u[0]) * u[0] + double(u[1]) * u[1] + double(u[2]) * u[2];
+      v[0] = double(drho);
+      v[1] = 0.5 * double(rho) * u2;
+      v[2] = sqrt(u2);
+      v[3] = 1;
+    }
+  }
+  for (int k = 0; k < kObservables; ++k) s[k][t] = v[k];
+  __syncthreads();
+  for (int half = threads / 2; half > 0; half /= 2) {
+    if (t < half) {
+      s[0][t] += s[0][t + half];
+      s[1][t] += s[1][t + half];
+      s[2][t] = fmax(s[2][t], s[2][t + half]);
+      s[3][t] += s[3][t + half];
+    }
+    __syncthreads();
+  }
+  if (t == 0) {
+    const long long block = (static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+    for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = s[k][0];
+  }
+}
+
+// One block folds the per-block partials (threads stride over them in a fixed order, then a tree). Internal
+// linkage: every lattice's translation unit has its own copy.
+static __global__ void __launch_bounds__(kMaxBlockThreads)
+    finishObservablesKernel(const double* partials, long long blocks, double* out) {
+  __shared__ double s[kObservables][kMaxBlockThreads];
+  const int t = static_cast<int>(threadIdx.x);
+  double v[kObservables] = {0, 0, 0, 0};
+  for (long long b = t; b < blocks; b += blockDim.x) {
+    v[0] += partials[kObservables * b];
+    v[1] += partials[kObservables * b + 1];
+    v[2] = fmax(v[2], partials[kObservables * b + 2]);
+    v[3] += partials[kObservables * b + 3];
+  }
+  for (int k = 0; k < kObservables; ++k) s[k][t] = v[k];
+  __syncthreads();
+  for (int half = static_cast<int>(blockDim.x) / 2; half > 0; half /= 2) {
+    if (t < half) {
+      s[0][t] += s[0][t + half];
+      s[1][t] += s[1][t + half];
+      s[2][t] = fmax(s[2][t], s[2][t + half]);
+      s[3][t] += s[3][t + half];
+    }
+    __syncthreads();
+  }
+  if (t == 0)
+    for (int k = 0; k < kObservables; ++k) out[k] = s[k][0];
+}
+
+}  // namespace hopsim::lbm

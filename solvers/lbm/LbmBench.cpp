@@ -1,0 +1,171 @@
+// LBM benchmark: copy bandwidth first (same process, same device), then timed steps per variant and layout.
+#include "solvers/lbm/LbmBench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <stdexcept>
+
+#include "kernels/common/CopyBandwidth.h"
+#include "kernels/common/DeviceInfo.h"
+#include "solvers/lbm/LbmSimulation.h"
+
+namespace hopsim::lbm {
+namespace {
+
+StreamingLayout layoutFromName(const std::string& s) {
+  if (s == "two-lattice") return StreamingLayout::TwoLattice;
+  if (s == "in-place") return StreamingLayout::InPlace;
+  if (s == "auto" || s.empty()) return StreamingLayout::Auto;
+  throw std::runtime_error("unknown layout '" + s + "' (expected two-lattice, in-place or auto)");
+}
+
+std::string utcNow() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+nlohmann::json spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {{"median", v[v.size() / 2]}, {"min", v.front()}, {"max", v.back()}};
+}
+
+nlohmann::json caseJson(const LbmCase& c) {
+  return {{"lattice", toString(c.lattice)},
+          {"precision", toString(c.precision)},
+          {"collision", toString(c.collision)},
+          {"cells", c.cells},
+          {"periodic", c.periodic},
+          {"tau", c.tau},
+          {"obstacles", c.obstacles.size()},
+          {"source", c.sourceFile}};
+}
+
+}  // namespace
+
+LbmCase defaultBenchCase() {
+  LbmCase c;
+  c.sourceFile = "(built-in benchmark case)";
+  c.lattice = LatticeKind::D3Q19;
+  c.dimensions = 3;
+  c.precision = Precision::Single;
+  c.collision = CollisionModel::BGK;
+  c.cells = {256, 256, 256};
+  c.periodic = {true, true, true};
+  c.tau = 0.6;
+  c.viscosity = (c.tau - 0.5) / 3.0;
+  c.initial.taylorGreenU0 = 0.05;
+  c.steps = 1000;
+  c.output.every = 0;
+  c.output.fields.clear();
+  c.output.formats.clear();
+  c.output.observablesEvery = 0;
+  return c;
+}
+
+nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
+  const Backend backend = resolveBackend(c.device.backend);
+  const bool gpu = backend == Backend::Cuda;
+  const int device = c.device.gpu < 0 ? 0 : c.device.gpu;
+  const double cells = static_cast<double>(c.cells[0] * c.cells[1] * c.cells[2]);
+
+  nlohmann::json out;
+  out["solver"] = "lbm";
+  out["date"] = utcNow();
+  out["hopsim_version"] = HOPSIM_VERSION;
+  out["backend"] = toString(backend);
+  out["case"] = caseJson(c);
+  out["copy_bandwidth_gbs"] = nullptr;
+  out["device"] = {{"name", "cpu"}};
+  if (gpu) {
+    const auto gpus = cudaDevices();
+    if (device >= static_cast<int>(gpus.size())) throw std::runtime_error("GPU " + std::to_string(device) + " not found");
+    const GpuInfo& g = gpus[device];
+    out["device"] = {{"name", g.name},
+                     {"index", device},
+                     {"compute_capability", std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor)},
+                     {"multiprocessors", g.multiprocessors},
+                     {"memory_bytes", g.memoryBytes},
+                     {"l2_bytes", g.l2Bytes},
+                     {"driver_version", g.driverVersion},
+                     {"runtime_version", g.runtimeVersion}};
+    // Measured before the lattice is allocated, so the copy buffers have room; 4 GiB, far beyond L2.
+    if (const auto bw = measureCopyBandwidth(device, std::size_t(4) << 30, 9)) {
+      out["copy_bandwidth_gbs"] = bw->medianGBs;
+      out["copy_bandwidth"] = {{"median_gbs", bw->medianGBs}, {"min_gbs", bw->minGBs}, {"max_gbs", bw->maxGBs},
+                               {"bytes_per_buffer", bw->bytes}, {"repeats", bw->repeats},
+                               {"method", "float4 copy kernel, bytes read + written, CUDA events, median"}};
+    }
+  }
+  const double copy = out["copy_bandwidth_gbs"].is_null() ? 0.0 : out["copy_bandwidth_gbs"].get<double>();
+
+  const std::vector<KernelVariant> variants = o.variants.empty() ? std::vector{c.device.kernels} : o.variants;
+  const std::vector<std::string> layouts = o.layouts.empty() ? std::vector<std::string>{"auto"} : o.layouts;
+  const int repeats = std::max(1, o.repeats);
+  nlohmann::json runs = nlohmann::json::array();
+  int succeeded = 0;
+  for (const KernelVariant variant : variants) {
+    for (const std::string& layoutName : layouts) {
+      nlohmann::json r = {{"kernels", gpu ? toString(variant) : "cpu"}, {"layout_requested", layoutName}};
+      try {
+        std::unique_ptr<LbmBackend> b;
+        {
+          LbmSetup setup = buildSetup(c);
+          setup.layout = layoutFromName(layoutName);
+          b = gpu ? makeCudaBackend(setup, variant, device) : makeCpuBackend(setup);
+        }  // the host copy of the initial state is freed before timing
+        // Warm-up: module load, graph capture, clocks; its time estimates the steps for ~0.5 s per repeat.
+        const long long warm = gpu ? 64 : 2;
+        const double warmSeconds = b->timeSteps(warm);
+        const double perStep = std::max(1e-9, warmSeconds / static_cast<double>(warm));
+        long long steps = o.steps > 0 ? o.steps : std::max<long long>(gpu ? 64 : 3, std::llround(0.5 / perStep));
+        if (gpu && o.steps <= 0) steps = (steps + 63) / 64 * 64;  // whole graphs, parity preserved
+        std::vector<double> mlups, stepsPerSecond;
+        for (int k = 0; k < repeats; ++k) {
+          const double s = b->timeSteps(steps);
+          mlups.push_back(cells * static_cast<double>(steps) / s / 1e6);
+          stepsPerSecond.push_back(static_cast<double>(steps) / s);
+        }
+        const Observables obs = b->observables();
+        if (!std::isfinite(obs.mass) || !std::isfinite(obs.kineticEnergy))
+          throw std::runtime_error("the benchmark run became unstable (non-finite mass or energy)");
+        const double bytes = b->bytesPerCellUpdate();
+        const nlohmann::json m = spread(mlups);
+        const double median = m["median"].get<double>();
+        const double effective = median * 1e6 * bytes / 1e9;
+        r["layout"] = b->layout();
+        r["description"] = b->description();
+        r["lattice"] = toString(c.lattice);
+        r["precision"] = toString(c.precision);
+        r["domain"] = c.cells;
+        r["cells"] = cells;
+        r["steps"] = steps;
+        r["repeats"] = repeats;
+        r["warmup_steps"] = warm;
+        r["mlups"] = m;
+        r["steps_per_second"] = spread(stepsPerSecond)["median"];
+        r["bytes_per_cell_step"] = bytes;
+        r["effective_bandwidth_gbs"] = effective;
+        r["fraction_of_copy_bandwidth"] = copy > 0 ? nlohmann::json(effective / copy) : nlohmann::json(nullptr);
+        r["roofline_mlups"] = copy > 0 ? nlohmann::json(copy * 1e9 / bytes / 1e6) : nlohmann::json(nullptr);
+        r["final_mass"] = obs.mass;
+        ++succeeded;
+      } catch (const std::exception& e) {
+        r["error"] = e.what();
+      }
+      runs.push_back(r);
+    }
+  }
+  out["runs"] = runs;
+  out["mlups_counts"] = "cell updates of all cells (fluid and solid) per second / 1e6";
+  if (!succeeded) {
+    std::string why = runs.empty() ? "nothing to run" : runs[0].value("error", "");
+    throw std::runtime_error("no benchmark run succeeded: " + why);
+  }
+  return out;
+}
+
+}  // namespace hopsim::lbm

@@ -1,0 +1,113 @@
+// The CUDA backend's per-cell code (kernels/lbm/cuda/CellUpdate.cuh) driven by plain host loops: checks the
+// in-place AA layout, the bulk/boundary split and FP16 storage on machines without a GPU. A slot of the AA array
+// is read and written by one cell only, so a sequential sweep computes what the parallel kernel computes.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "kernels/lbm/LbmBackend.h"
+#include "kernels/lbm/cuda/CellUpdate.cuh"
+
+namespace hopsim::lbm::testing {
+
+template <class L, class S, class Index = unsigned>
+class HostCellUpdateRunner final : public LbmBackend {
+  using Store = PopulationStorage<S>;
+  using T = typename Store::Arith;
+
+ public:
+  HostCellUpdateRunner(const LbmSetup& s, bool inPlace)
+      : p_(convertDomain<T>(s.domain)), flags_(s.flags), cls_(s.flags.size()), inPlace_(inPlace),
+        forces_(3 * std::max(1, s.obstacles), 0.0), obstacles_(s.obstacles) {
+    const std::size_t n = flags_.size();
+    f_[0].assign(L::Q * n, S(0.0f));
+    if (!inPlace) f_[1].assign(L::Q * n, S(0.0f));
+    forEachCell([&](const CellCursor<Index>& c) {
+      cls_[c.self] = classifyCell<L>(p_, flags_.data(), c);
+      const T u[3] = {T(s.velocity[3 * c.self]), T(s.velocity[3 * c.self + 1]), T(s.velocity[3 * c.self + 2])};
+      initCell<L>(p_, state(), c, T(s.density[c.self]), u);
+    });
+  }
+
+  std::string name() const override { return "host run of the cuda cell update"; }
+  std::string description() const override { return name(); }
+  std::string layout() const override { return inPlace_ ? "in-place" : "two-lattice"; }
+  double bytesPerCellUpdate() const override { return 2.0 * L::Q * sizeof(S); }
+
+  void advance(long long steps, bool forcesOnLastStep) override {
+    for (long long k = 0; k < steps; ++k) {
+      const bool forces = forcesOnLastStep && k == steps - 1 && obstacles_ > 0;
+      if (forces) std::fill(forces_.begin(), forces_.end(), 0.0);
+      double* out = forces ? forces_.data() : nullptr;
+      const Index n = static_cast<Index>(flags_.size());
+      forEachCell([&](const CellCursor<Index>& c) {
+        const std::uint8_t kind = cls_[c.self];
+        const auto update = [&](const auto& access) {
+          if (kind == kCellBulk) updateBulkCell<L>(p_, access, c);
+          else if (kind == kCellBoundary) updateBoundaryCell<L>(p_, flags_.data(), access, c, out);
+        };
+        if (!inPlace_) update(TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n});
+        else if (parity_ == 0) update(InPlaceStep<L, S, Index, 0>{f_[0].data(), n});
+        else update(InPlaceStep<L, S, Index, 1>{f_[0].data(), n});
+      });
+      parity_ ^= 1;
+    }
+  }
+
+  void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
+    rho.assign(flags_.size(), 1.0);
+    u.assign(3 * flags_.size(), 0.0);
+    forEachCell([&](const CellCursor<Index>& c) {
+      if (flags_[c.self] != kFluid) return;
+      T drho, r, v[3];
+      cellMoments<L>(p_, state(), c, drho, r, v);
+      rho[c.self] = r;
+      for (int a = 0; a < 3; ++a) u[3 * c.self + a] = v[a];
+    });
+  }
+
+  Observables observables() override {
+    double dmass = 0, ke = 0, vmax = 0, fluid = 0;
+    forEachCell([&](const CellCursor<Index>& c) {
+      if (flags_[c.self] != kFluid) return;
+      T drho, r, v[3];
+      cellMoments<L>(p_, state(), c, drho, r, v);
+      const double u2 = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
+      dmass += double(drho);
+      ke += 0.5 * double(r) * u2;
+      vmax = std::max(vmax, std::sqrt(u2));
+      fluid += 1;
+    });
+    return {fluid + dmass, ke, vmax};
+  }
+
+  std::vector<std::array<double, 3>> obstacleForces() override {
+    std::vector<std::array<double, 3>> out(obstacles_);
+    for (int k = 0; k < obstacles_; ++k) out[k] = {forces_[3 * k], forces_[3 * k + 1], forces_[3 * k + 2]};
+    return out;
+  }
+
+ private:
+  template <class Fn>
+  void forEachCell(Fn&& fn) const {
+    for (int z = 0; z < p_.n[2]; ++z)
+      for (int y = 0; y < p_.n[1]; ++y)
+        for (int x = 0; x < p_.n[0]; ++x) fn(CellCursor<Index>::make(p_, x, y, z));
+  }
+
+  StateView<L, S, Index> state() const {
+    S* a = const_cast<S*>(inPlace_ ? f_[0].data() : f_[parity_].data());
+    return {a, static_cast<Index>(flags_.size()), inPlace_ ? parity_ : -1};
+  }
+
+  DomainParams<T> p_;
+  std::vector<std::uint8_t> flags_, cls_;
+  bool inPlace_;
+  std::vector<S> f_[2];
+  std::vector<double> forces_;
+  int obstacles_;
+  int parity_ = 0;
+};
+
+}  // namespace hopsim::lbm::testing

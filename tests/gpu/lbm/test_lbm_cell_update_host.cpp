@@ -1,0 +1,111 @@
+// The CUDA backend's per-cell code run on the host against the CPU backend: both layouts (the in-place AA pattern
+// included), 32- and 64-bit indices, FP16 storage against single precision. Runs without a GPU ([unit]).
+#if HOPSIM_WITH_CUDA
+#include <cstdio>
+#include <memory>
+
+#include "CatchCompat.h"
+#include "HostCellUpdateRunner.h"
+#include "LbmAgreementCases.h"
+#include "kernels/lbm/cuda/CudaLbmFactory.h"
+
+using namespace hopsim::lbm;
+using namespace hopsim::lbm::testing;
+
+namespace {
+
+template <class L>
+std::unique_ptr<LbmBackend> hostRunner(const LbmSetup& s, bool inPlace, bool wide) {
+  switch (s.precision) {
+    case Precision::Double:
+      if (wide) return std::make_unique<HostCellUpdateRunner<L, double, unsigned long long>>(s, inPlace);
+      return std::make_unique<HostCellUpdateRunner<L, double>>(s, inPlace);
+    case Precision::Single:
+      if (wide) return std::make_unique<HostCellUpdateRunner<L, float, unsigned long long>>(s, inPlace);
+      return std::make_unique<HostCellUpdateRunner<L, float>>(s, inPlace);
+    case Precision::Half: return std::make_unique<HostCellUpdateRunner<L, __half>>(s, inPlace);
+  }
+  return nullptr;
+}
+
+std::unique_ptr<LbmBackend> hostRunner(const LbmSetup& s, bool inPlace, bool wide = false) {
+  switch (s.lattice) {
+    case LatticeKind::D2Q9: return hostRunner<D2Q9>(s, inPlace, wide);
+    case LatticeKind::D3Q19: return hostRunner<D3Q19>(s, inPlace, wide);
+    case LatticeKind::D3Q27: return hostRunner<D3Q27>(s, inPlace, wide);
+  }
+  return nullptr;
+}
+
+void checkAgainstCpu(const std::string& lattice, const std::string& precision, const std::string& collision,
+                     Flow flow, bool wide) {
+  const LbmCase c = parseCase(caseYaml(lattice, precision, collision, flow));
+  const LbmSetup setup = buildSetup(c);
+  const Tolerance tol = precision == "double" ? Tolerance{1e-13, 1e-13, 1e-12, 1e-11} : Tolerance{1e-6, 1e-6, 1e-5, 1e-5};
+  for (const bool inPlace : {false, true}) {
+    if (inPlace && !inPlaceSupports(setup)) continue;
+    INFO(lattice << " " << precision << " " << collision << " " << flowName(flow) << (inPlace ? " in-place" : " two-lattice")
+                 << (wide ? " 64-bit" : " 32-bit"));
+    auto cpu = makeCpuBackend(setup);
+    auto host = hostRunner(setup, inPlace, wide);
+    // Odd step counts too: the in-place state alternates, and forces come from the last step.
+    cpu->advance(37, false);
+    host->advance(37, false);
+    cpu->advance(64, true);
+    host->advance(64, true);
+    const Agreement a = compare(*cpu, *host, setup.flags);
+    INFO("velocity " << a.velocity << " density " << a.density << " mass " << a.mass << " ke " << a.kineticEnergy
+                     << " force " << a.force << " (scale " << a.forceScale << ")");
+    CHECK(a.velocityScale > 1e-4);
+    CHECK(a.velocity <= tol.field);
+    CHECK(a.density <= tol.field);
+    CHECK(a.maxSpeed <= tol.field);
+    CHECK(a.mass <= tol.observable);
+    CHECK(a.kineticEnergy <= tol.kineticEnergy);
+    CHECK(a.force <= tol.force);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("CUDA cell update on the host matches the CPU backend, both layouts", "[unit][lbm][cuda-host]") {
+  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const std::string precision : {"double", "single"})
+      for (const std::string collision : {"bgk", "trt"})
+        for (const Flow flow : flowsFor(lattice)) checkAgainstCpu(lattice, precision, collision, flow, false);
+}
+
+TEST_CASE("CUDA cell update with 64-bit indices matches the CPU backend", "[unit][lbm][cuda-host]") {
+  checkAgainstCpu("D3Q19", "double", "trt", Flow::PeriodicForce, true);
+  checkAgainstCpu("D3Q19", "single", "bgk", Flow::Cavity, true);
+  checkAgainstCpu("D2Q9", "double", "bgk", Flow::Channel, true);
+}
+
+TEST_CASE("FP16 storage stays within the stated bound of single precision", "[unit][lbm][cuda-host]") {
+  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const Flow flow : flowsFor(lattice)) {
+      LbmCase c = parseCase(caseYaml(lattice, "single", "trt", flow));
+      const LbmSetup single = buildSetup(c);
+      LbmSetup half = single;
+      half.precision = Precision::Half;
+      for (const bool inPlace : {false, true}) {
+        if (inPlace && !inPlaceSupports(single)) continue;
+        INFO(lattice << " " << flowName(flow) << (inPlace ? " in-place" : " two-lattice"));
+        auto ref = makeCpuBackend(single);
+        auto h = hostRunner(half, inPlace);
+        ref->advance(100, true);
+        h->advance(100, true);
+        const Agreement a = compare(*ref, *h, single.flags);
+        std::printf("half vs single %s %-30s %-11s velocity %.2e density %.2e mass %.2e ke %.2e force %.2e\n",
+                    lattice.c_str(), flowName(flow), inPlace ? "in-place" : "two-lattice", a.velocity, a.density,
+                    a.mass, a.kineticEnergy, a.force);
+        INFO("velocity " << a.velocity << " density " << a.density << " ke " << a.kineticEnergy << " force " << a.force);
+        CHECK(a.velocity <= kHalfTolerance.field);
+        CHECK(a.density <= kHalfTolerance.field);
+        CHECK(a.mass <= kHalfTolerance.observable);
+        CHECK(a.kineticEnergy <= kHalfTolerance.kineticEnergy);
+        CHECK(a.force <= kHalfTolerance.force);
+      }
+    }
+}
+#endif

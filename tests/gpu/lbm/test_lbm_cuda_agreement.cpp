@@ -1,0 +1,181 @@
+// CUDA LBM backend against the CPU backend on the same small cases after 100 steps: every lattice, precision,
+// collision model, boundary type and layout; FP16 storage against single precision; graphs, timing, errors.
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "CatchCompat.h"
+#include "LbmAgreementCases.h"
+#include "kernels/common/DeviceInfo.h"
+#include "solvers/lbm/LbmBench.h"
+
+using namespace hopsim;
+using namespace hopsim::lbm;
+using namespace hopsim::lbm::testing;
+
+namespace {
+
+bool haveGpu() {
+  if (cudaDeviceCount() > 0) return true;
+  std::printf("no CUDA device: GPU test skipped\n");
+  return false;
+}
+
+std::unique_ptr<LbmBackend> cuda(LbmSetup s, StreamingLayout layout) {
+  s.layout = layout;
+  return makeCudaBackend(s, KernelVariant::Portable, 0);
+}
+
+void checkAgreement(const Agreement& a, const Tolerance& tol) {
+  INFO("velocity " << a.velocity << " density " << a.density << " max speed " << a.maxSpeed << " mass " << a.mass
+                   << " ke " << a.kineticEnergy << " force " << a.force << " (scale " << a.forceScale << ")");
+  CHECK(a.velocityScale > 1e-4);
+  CHECK(a.velocity <= tol.field);
+  CHECK(a.density <= tol.field);
+  CHECK(a.maxSpeed <= tol.field);
+  CHECK(a.mass <= tol.observable);
+  CHECK(a.kineticEnergy <= tol.kineticEnergy);
+  CHECK(a.force <= tol.force);
+}
+
+}  // namespace
+
+TEST_CASE("CUDA LBM matches the CPU backend on every lattice, precision, collision, boundary and layout", "[gpu][lbm]") {
+  if (!haveGpu()) return;
+  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const std::string precision : {"double", "single"})
+      for (const std::string collision : {"bgk", "trt"})
+        for (const Flow flow : flowsFor(lattice)) {
+          const LbmSetup setup = buildSetup(parseCase(caseYaml(lattice, precision, collision, flow)));
+          auto cpu = makeCpuBackend(setup);
+          cpu->advance(100, true);
+          for (const StreamingLayout layout : {StreamingLayout::TwoLattice, StreamingLayout::InPlace}) {
+            INFO(lattice << " " << precision << " " << collision << " " << flowName(flow) << " " << toString(layout));
+            auto gpu = cuda(setup, layout);
+            // 100 steps as a graph of 32, single launches, and a final step with forces.
+            gpu->advance(37, false);
+            gpu->advance(63, true);
+            checkAgreement(compare(*cpu, *gpu, setup.flags),
+                           precision == "double" ? kDoubleTolerance : kSingleTolerance);
+          }
+        }
+}
+
+TEST_CASE("CUDA LBM with FP16 storage stays within the stated bound of single precision", "[gpu][lbm]") {
+  if (!haveGpu()) return;
+  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const std::string collision : {"bgk", "trt"})
+      for (const Flow flow : flowsFor(lattice)) {
+        const LbmSetup single = buildSetup(parseCase(caseYaml(lattice, "single", collision, flow)));
+        LbmSetup half = single;
+        half.precision = Precision::Half;
+        for (const StreamingLayout layout : {StreamingLayout::TwoLattice, StreamingLayout::InPlace}) {
+          INFO(lattice << " half " << collision << " " << flowName(flow) << " " << toString(layout));
+          auto ref = cuda(single, layout);
+          auto h = cuda(half, layout);
+          ref->advance(100, true);
+          h->advance(100, true);
+          checkAgreement(compare(*ref, *h, single.flags), kHalfTolerance);
+        }
+      }
+}
+
+TEST_CASE("CUDA LBM: the two layouts agree and in-place refuses inlets by falling back", "[gpu][lbm]") {
+  if (!haveGpu()) return;
+  const LbmSetup periodic = buildSetup(parseCase(caseYaml("D3Q19", "double", "trt", Flow::PeriodicForce)));
+  auto a = cuda(periodic, StreamingLayout::TwoLattice);
+  auto b = cuda(periodic, StreamingLayout::InPlace);
+  CHECK(a->layout() == "two-lattice");
+  CHECK(b->layout() == "in-place");
+  a->advance(101, true);
+  b->advance(101, true);
+  checkAgreement(compare(*a, *b, periodic.flags), kDoubleTolerance);
+
+  const LbmSetup channel = buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::Channel)));
+  auto c = cuda(channel, StreamingLayout::InPlace);
+  CHECK(c->layout() == "two-lattice");
+  CHECK(c->description().find("inlet") != std::string::npos);
+}
+
+TEST_CASE("CUDA LBM: graph replays, single launches and timed steps give the same state", "[gpu][lbm]") {
+  if (!haveGpu()) return;
+  const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "double", "bgk", Flow::Cavity)));
+  for (const StreamingLayout layout : {StreamingLayout::TwoLattice, StreamingLayout::InPlace}) {
+    INFO(toString(layout));
+    auto graphs = cuda(s, layout);
+    auto singles = cuda(s, layout);
+    graphs->advance(96, false);  // three graphs of 32
+    for (int k = 0; k < 96; ++k) singles->advance(1, false);
+    const double seconds = graphs->timeSteps(64);
+    singles->advance(64, false);
+    CHECK(seconds > 0);
+    const Agreement d = compare(*singles, *graphs, s.flags);
+    CHECK(d.velocity == 0.0);
+    CHECK(d.density == 0.0);
+  }
+}
+
+TEST_CASE("CUDA LBM: an impossible domain is refused before allocation with the largest that fits", "[gpu][lbm]") {
+  if (!haveGpu()) return;
+  LbmSetup s;
+  s.lattice = LatticeKind::D3Q27;
+  s.precision = Precision::Double;
+  s.domain.n[0] = s.domain.n[1] = 4096;
+  s.domain.n[2] = 2048;  // 34 G cells, ~15 TB
+  s.domain.cells = 4096LL * 4096 * 2048;
+  try {
+    cuda(s, StreamingLayout::TwoLattice);
+    FAIL("no out-of-memory error");
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("not enough GPU memory") != std::string::npos);
+    CHECK(msg.find("largest cubic domain") != std::string::npos);
+  }
+}
+
+TEST_CASE("LBM bench on the GPU reports bandwidth, MLUPS and the roofline fraction", "[gpu][lbm]") {
+  if (!haveGpu()) return;
+  LbmCase c = defaultBenchCase();
+  c.cells = {64, 64, 64};
+  BenchOptions o;
+  o.steps = 64;
+  o.repeats = 2;
+  o.layouts = {"two-lattice", "in-place"};
+  o.variants = {KernelVariant::Portable, KernelVariant::Hopper};
+  const auto j = bench(c, o);
+  INFO(j.dump(2));
+  REQUIRE(j["copy_bandwidth_gbs"].is_number());
+  CHECK(j["copy_bandwidth_gbs"].get<double>() > 100);
+  REQUIRE(j["runs"].size() == 4);
+  for (int k = 0; k < 2; ++k) {
+    const auto& r = j["runs"][k];
+    REQUIRE(r.contains("mlups"));
+    CHECK(r["mlups"]["median"].get<double>() > 0);
+    CHECK(r["bytes_per_cell_step"].get<double>() == 152.0);
+    CHECK(r["fraction_of_copy_bandwidth"].get<double>() > 0);
+  }
+  CHECK(j["runs"][0]["layout"] == "two-lattice");
+  CHECK(j["runs"][1]["layout"] == "in-place");
+  CHECK(j["runs"][2].contains("error"));  // no Hopper LBM kernels yet
+}
+
+// A small 3D case for compute-sanitizer (memcheck, racecheck): both layouts, boundaries, obstacle, forces,
+// observables and fields. Run alone: hopsim_tests "[sanitize]".
+TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]") {
+  if (!haveGpu()) return;
+  for (const Flow flow : {Flow::Channel, Flow::PeriodicForce}) {
+    const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", flow)));
+    for (const StreamingLayout layout : {StreamingLayout::TwoLattice, StreamingLayout::InPlace}) {
+      auto g = cuda(s, layout);
+      g->advance(5, true);
+      g->advance(33, false);
+      std::vector<double> rho, u;
+      g->macroscopic(rho, u);
+      const Observables o = g->observables();
+      CHECK(std::isfinite(o.mass));
+      CHECK(g->obstacleForces().size() == 1);
+    }
+  }
+}
