@@ -116,25 +116,10 @@ __global__ void buildListKernel(Arrays<S, P> a, BoxParams b, const int* cellStar
     lo[d] = wraps ? 0 : -b.reach;
     hi[d] = wraps ? b.cells[d] - 1 : b.reach;
   }
-  // Squared distance from the atom to the slab of bins at each offset along each axis: bins the range sphere
-  // cannot reach are skipped (about a third of the 5^3 half-range bins).
-  const P pos3[3] = {P(pi.x), P(pi.y), P(pi.z)};
-  P gap2[3][5];
-  for (int d = 0; d < 3; ++d)
-    for (int o = lo[d]; o <= hi[d]; ++o) {
-      P gap = 0;
-      if (lo[d] < 0) {  // offsets relative to the atom's bin; with a visit-all axis nothing is skipped
-        const P width = P(b.L[d]) / P(b.cells[d]);
-        const P lower = P(c3[d] + o) * width, upper = lower + width;
-        gap = pos3[d] < lower ? lower - pos3[d] : (pos3[d] > upper ? pos3[d] - upper : P(0));
-      }
-      gap2[d][o - lo[d]] = gap * gap;
-    }
   int m = 0;
   for (int oz = lo[2]; oz <= hi[2]; ++oz)
     for (int oy = lo[1]; oy <= hi[1]; ++oy)
       for (int ox = lo[0]; ox <= hi[0]; ++ox) {
-        if (gap2[0][ox - lo[0]] + gap2[1][oy - lo[1]] + gap2[2][oz - lo[2]] >= rangeSq) continue;
         const int nx = (c3[0] + ox + b.cells[0]) % b.cells[0];
         const int ny = (c3[1] + oy + b.cells[1]) % b.cells[1];
         const int nz = (c3[2] + oz + b.cells[2]) % b.cells[2];
