@@ -1,11 +1,54 @@
-// `hopsim bench`: throughput against the device's copy bandwidth (wired to the solvers' benchmarks).
+// `hopsim bench`: throughput of a case (LBM: MLUPS against the copy bandwidth; MD: atom-steps/s) as JSON on stdout.
+#include <cstdio>
+#include <fstream>
+
 #include "apps/Commands.h"
+#include "io/AtomicFile.h"
 #include "io/CaseReader.h"
+#include "io/LbmCaseParser.h"
+#include "solvers/lbm/LbmBench.h"
+#include "solvers/lbm/LbmRun.h"
+#include "solvers/md/MdBench.h"
 
 namespace hopsim::app {
 
-int benchCommand(const BenchArgs&, const RunOptions&) {
-  throw std::runtime_error("hopsim bench is not available in this build yet");
+namespace {
+
+nlohmann::json benchLbm(lbm::LbmCase c, const BenchArgs& args, const RunOptions& options) {
+  lbm::applyOptions(c, options);
+  lbm::BenchOptions b;
+  b.steps = args.steps;
+  b.repeats = args.repeats;
+  b.layouts = args.layouts;
+  for (const auto& k : args.kernels)
+    b.variants.push_back(k == "portable" ? KernelVariant::Portable
+                                         : k == "hopper" ? KernelVariant::Hopper : KernelVariant::Auto);
+  return lbm::bench(c, b);
+}
+
+}  // namespace
+
+int benchCommand(const BenchArgs& args, const RunOptions& options) {
+  nlohmann::json result;
+  if (args.caseFile.empty()) {
+    if (!args.overrides.empty()) throw std::runtime_error("--set needs a case file");
+    result = benchLbm(lbm::defaultBenchCase(), args, options);
+  } else {
+    const io::CaseDocument doc = io::CaseDocument::load(args.caseFile, args.overrides);
+    const std::string solver = doc.root().at("solver").choice({"lbm", "md"});
+    if (solver == "md") {
+      md::BenchOptions b;
+      b.steps = args.steps;
+      b.repeats = args.repeats;
+      result = md::bench(doc, options, b);
+    } else {
+      result = benchLbm(io::parseLbmCase(doc), args, options);
+    }
+  }
+  const std::string text = result.dump(2) + "\n";
+  std::fputs(text.c_str(), stdout);
+  if (!args.json.empty()) io::writeFileAtomic(args.json, text);
+  return 0;
 }
 
 }  // namespace hopsim::app

@@ -39,7 +39,7 @@ int validateCommand(const std::vector<std::string>& names, const RunOptions& opt
     }
   }
   std::printf("%-24s %-44s %12s %12s  %s\n", "case", "quantity", "measured", "tolerance", "result");
-  int failed = 0, passed = 0;
+  int failed = 0, passed = 0, skipped = 0;
   for (const auto& c : cases) {
     if (!selected(c, names, all)) continue;
     const auto start = std::chrono::steady_clock::now();
@@ -51,15 +51,18 @@ int validateCommand(const std::vector<std::string>& names, const RunOptions& opt
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (const auto& r : rows) {
-      std::printf("%-24s %-44s %12.4g %12.4g  %s\n", r.caseName.c_str(), r.quantity.c_str(), r.measured,
-                  r.tolerance, r.pass ? "PASS" : "FAIL");
+      if (r.skipped)
+        std::printf("%-24s %-44s %12s %12s  %s\n", r.caseName.c_str(), r.quantity.c_str(), "-", "-", "SKIP");
+      else
+        std::printf("%-24s %-44s %12.4g %12.4g  %s\n", r.caseName.c_str(), r.quantity.c_str(), r.measured,
+                    r.tolerance, r.pass ? "PASS" : "FAIL");
       if (!r.detail.empty()) std::printf("%-24s   %s\n", "", r.detail.c_str());
-      (r.pass ? passed : failed) += 1;
+      (r.skipped ? skipped : r.pass ? passed : failed) += 1;
     }
     std::printf("%-24s   (%.1f s on %s)\n", "", secs, toString(ctx.backend));
     std::fflush(stdout);
   }
-  std::printf("%d passed, %d failed\n", passed, failed);
+  std::printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed == 0 ? 0 : kExitFailure;
 }
 

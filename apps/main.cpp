@@ -7,6 +7,7 @@
 
 #include "apps/Commands.h"
 #include "io/CaseReader.h"
+#include "solvers/common/Mpi.h"
 
 namespace {
 
@@ -27,6 +28,7 @@ std::optional<hopsim::KernelVariant> kernelsFrom(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hopsim::mpi::Session mpiSession(argc, argv);
   CLI::App app{"hopsim: lattice Boltzmann flow and Lennard-Jones molecular dynamics from YAML cases, on CPUs and GPUs"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("hopsim ") + HOPSIM_VERSION);

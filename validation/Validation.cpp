@@ -20,6 +20,15 @@ Row makeRow(std::string caseName, std::string quantity, double measured, double 
   return r;
 }
 
+Row skippedRow(std::string caseName, std::string reason, std::string detail) {
+  Row r;
+  r.caseName = std::move(caseName);
+  r.quantity = "skipped: " + std::move(reason);
+  r.skipped = true;
+  r.detail = std::move(detail);
+  return r;
+}
+
 std::string defaultDataDir() {
   if (const char* env = std::getenv("HOPSIM_DATA_DIR")) return env;
   return HOPSIM_SOURCE_DIR;

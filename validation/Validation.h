@@ -16,6 +16,7 @@ struct Row {
   double measured = 0;    // the error measure that is compared with the tolerance
   double tolerance = 0;
   bool pass = false;
+  bool skipped = false;   // could not be checked here (a peer program is missing): neither pass nor fail
   std::string detail;     // resolution, reference, extra numbers
 };
 
@@ -34,6 +35,9 @@ struct Case {
 
 // Helper for checkers: a row with pass = measured <= tolerance (NaN fails).
 Row makeRow(std::string caseName, std::string quantity, double measured, double tolerance, std::string detail = {});
+
+// A row for a check that cannot run on this machine, with the reason.
+Row skippedRow(std::string caseName, std::string reason, std::string detail = {});
 
 // Where validation/ and inputs/ live: $HOPSIM_DATA_DIR, else the source tree hopsim was built from.
 std::string defaultDataDir();

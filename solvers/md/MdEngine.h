@@ -22,6 +22,7 @@ struct EngineStats {
   long long neighborBuilds = 0;
   double neighborSeconds = 0, forceSeconds = 0, integrateSeconds = 0, otherSeconds = 0;
   double maxNeighbors = 0, meanNeighbors = 0;
+  long long migratedAtoms = 0;  // decomposed runs: atoms this rank handed to a neighbour
 };
 
 struct EngineConfig {

@@ -4,13 +4,15 @@
 #include <cstdio>
 
 #include "io/md/MdCaseParser.h"
+#include "solvers/common/Mpi.h"
 #include "solvers/md/MdSimulation.h"
 
 namespace hopsim::md {
 
 int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const MdCase c = io::md::parseMdCase(doc);
-  if (!options.quiet)
+  // Under mpiexec every rank reads the case; rank 0 speaks for them. More than one rank decomposes the box.
+  if (!options.quiet && mpi::isRoot())
     for (const auto& w : doc.warnings()) std::fprintf(stderr, "%s\n", w.c_str());
   const MdRunResult r = runMd(c, options, doc.toJson());
   return r.ok ? 0 : 2;

@@ -16,13 +16,15 @@
 #include "io/vtk/VtkParticleWriter.h"
 #endif
 #include "kernels/common/DeviceInfo.h"
+#include "solvers/common/Decomposition.h"
 #include "solvers/common/Progress.h"
+#include "solvers/md/DomainMdEngine.h"
 
 namespace hopsim::md {
 
-Backend chooseBackend(const MdCase& c, const RunOptions& options) {
+Backend chooseBackend(const MdCase& c, const RunOptions& options, const MdRanks& ranks) {
   Backend b = options.backend.value_or(c.device.backend);
-  if (b == Backend::Auto) b = cudaDeviceCount() > 0 ? Backend::Cuda : Backend::Cpu;
+  if (b == Backend::Auto) b = !ranks.decomposed() && cudaDeviceCount() > 0 ? Backend::Cuda : Backend::Cpu;
   return b;
 }
 
@@ -35,10 +37,22 @@ EngineConfig engineConfig(const MdCase& c) {
   return e;
 }
 
-std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const RunOptions& options, bool timePhases) {
+std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const RunOptions& options, bool timePhases,
+                                     const MdRanks& ranks) {
   EngineConfig e = engineConfig(c);
   e.timePhases = timePhases;
-  if (chooseBackend(c, options) == Backend::Cuda) return makeCudaEngine(e, std::max(0, c.device.gpu));
+  const Backend backend = chooseBackend(c, options, ranks);
+  if (ranks.decomposed()) {
+    if (backend == Backend::Cuda)
+      throw std::runtime_error(fmt::format("MPI decomposition with the cuda backend is not implemented yet ({} ranks); "
+                                           "run the cuda backend on one rank, or use --backend cpu",
+                                           ranks.comm.size()));
+    // Sub-boxes at least cutoff + skin wide: ghosts then come from face neighbours only.
+    const Decomposition d(ranks.comm, {0, 0, 0}, c.initial.box.length, {true, true, true}, c.device.ranks,
+                          c.lj.cutoff + c.skin);
+    return makeDomainEngine(e, d, ranks.comm);
+  }
+  if (backend == Backend::Cuda) return makeCudaEngine(e, std::max(0, c.device.gpu));
   return makeCpuEngine(e);
 }
 
@@ -83,14 +97,21 @@ std::string describeFailure(const ThermoRow& r) {
 
 MdRunResult runMd(const MdCase& c, const RunOptions& options, const nlohmann::json& caseJson,
                   const std::function<void(const ThermoRow&)>& onThermo) {
+  return runMd(c, options, MdRanks{}, caseJson, onThermo);
+}
+
+MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ranks, const nlohmann::json& caseJson,
+                  const std::function<void(const ThermoRow&)>& onThermo) {
   MdRunResult result;
   const std::size_t n = c.initial.size();
   const double volume = c.initial.box.volume();
   const std::string dir = options.outputDir.empty() ? c.output.dir : options.outputDir;
-  const bool write = options.writeOutput;
-  const bool verbose = !options.quiet;
+  // Thermo sums are global on every rank; files and the console belong to rank 0.
+  const bool root = ranks.comm.isRoot();
+  const bool write = options.writeOutput && root;
+  const bool verbose = !options.quiet && root;
 
-  auto engine = makeEngine(c, options);
+  auto engine = makeEngine(c, options, false, ranks);
   result.backend = engine->backendName();
   if (verbose) {
     std::printf("hopsim md: %zu atoms, %s\n", n, c.systemSource.c_str());
@@ -224,7 +245,7 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const nlohmann::js
     std::printf("  neighbour %.3f s, force %.3f s, integrate %.3f s\n", result.stats.neighborSeconds,
                 result.stats.forceSeconds, result.stats.integrateSeconds);
   }
-  if (!result.ok) std::fprintf(stderr, "hopsim md: stopped: %s\n", result.failure.c_str());
+  if (!result.ok && root) std::fprintf(stderr, "hopsim md: stopped: %s\n", result.failure.c_str());
   return result;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "solvers/common/Mpi.h"
 #include "solvers/common/RunOptions.h"
 #include "solvers/md/MdCase.h"
 #include "solvers/md/MdEngine.h"
@@ -26,12 +27,28 @@ struct MdRunResult {
   ParticleState final;        // particles at the last good step, in id order
 };
 
-// The backend a case runs on: --backend, else the case's device.backend; auto = CUDA when built and a GPU is seen.
-Backend chooseBackend(const MdCase& c, const RunOptions& options);
-std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const RunOptions& options, bool timePhases = false);
+// The ranks a run spreads over. It is decomposed in space when comm has more than one rank, or when `decompose`
+// asks for it on one (the rank then trades ghosts with itself: tests check the decomposed engine that way).
+struct MdRanks {
+  mpi::Comm comm = mpi::Comm::world();
+  bool decompose = false;
+  bool decomposed() const { return decompose || comm.size() > 1; }
+};
+
+// The backend a case runs on: --backend, else the case's device.backend; auto = CUDA when built and a GPU is seen
+// (CPU when decomposed: the CUDA engine runs on one rank only so far).
+Backend chooseBackend(const MdCase& c, const RunOptions& options, const MdRanks& ranks = {});
+// Throws std::runtime_error for the cuda backend in a decomposed run, std::invalid_argument when the ranks do not
+// fit the box (device.ranks, or sub-boxes narrower than cutoff + skin).
+std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const RunOptions& options, bool timePhases = false,
+                                     const MdRanks& ranks = {});
 EngineConfig engineConfig(const MdCase& c);
 
-// caseJson (optional) goes into run.json. onThermo is called for each thermo row as it is produced.
+// caseJson (optional) goes into run.json. onThermo is called for each thermo row as it is produced. Every rank of
+// ranks.comm calls it; rank 0 alone prints and writes files, every rank gets the thermo rows, and `final` is
+// filled on rank 0 only in a decomposed run.
+MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ranks,
+                  const nlohmann::json& caseJson = nullptr, const std::function<void(const ThermoRow&)>& onThermo = {});
 MdRunResult runMd(const MdCase& c, const RunOptions& options, const nlohmann::json& caseJson = nullptr,
                   const std::function<void(const ThermoRow&)>& onThermo = {});
 

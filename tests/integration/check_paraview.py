@@ -37,6 +37,9 @@ def parse_args():
     p.add_argument("--value", action="append", default=[], metavar="ARRAY:ID:COMPONENT:VALUE",
                    help="the value of one cell (or point) by id, x fastest: catches swapped axes; repeatable")
     p.add_argument("--time", type=float, help="check --range only at this time (default: at every time step)")
+    p.add_argument("--reader", choices=["auto", "xdmf2"], default="auto",
+                   help="xdmf2: ParaView's 'XDMF Reader' (the XDMF 2 reader); it reads the hyperslabs into H5MD "
+                        "time series that the Xdmf3 readers of ParaView 5.11 return empty for steps after the first")
     args = p.parse_args()
     ranges = []
     for r in args.range:
@@ -122,7 +125,11 @@ def main():
             print("FAIL: %s refers to missing files: %s" % (args.file, ", ".join(missing)))
             return 1
     try:
-        reader = OpenDataFile(args.file)
+        if args.reader == "xdmf2":
+            from paraview.simple import XDMFReader
+            reader = XDMFReader(FileNames=[args.file])
+        else:
+            reader = OpenDataFile(args.file)
     except RuntimeError as e:
         reader = None
         print(e)

@@ -49,4 +49,18 @@ if [[ -f "$OUT/fields.pvd" ]]; then
 else
   echo "paraview_opens_output: no fields.pvd (hopsim built without VTK?): only the XDMF series checked"
 fi
-echo "paraview_opens_output: OK"
+echo "paraview_opens_output: fields OK"
+
+# Particles: an MD run's H5MD trajectory (through its .xmf) and, with VTK, its .vtp series.
+MD_OUT="$WORKDIR/md"
+rm -rf "$MD_OUT"
+"$HOPSIM" run "$SRC/inputs/md/lj_from_lammps.yaml" --set run.steps=20 --set output.every=10 --output "$MD_OUT" \
+  >/dev/null || fail "hopsim run (md) exited with $?"
+atoms=256
+"$PVPYTHON" "$CHECK" "$MD_OUT/trajectory.xmf" --reader xdmf2 --points $atoms --arrays velocity --steps 3 ||
+  fail "ParaView check of $MD_OUT/trajectory.xmf"
+if [[ -f "$MD_OUT/particles.pvd" ]]; then
+  "$PVPYTHON" "$CHECK" "$MD_OUT/particles.pvd" --points $atoms --arrays velocity --steps 3 ||
+    fail "ParaView check of $MD_OUT/particles.pvd"
+fi
+echo "paraview_opens_output: particles OK"

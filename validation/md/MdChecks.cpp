@@ -45,7 +45,7 @@ double relativeDifference(double a, double b) { return std::abs(a - b) / std::ma
 
 }  // namespace
 
-bool isSkipped(const Row& r) { return r.quantity.rfind("skipped", 0) == 0; }
+bool isSkipped(const Row& r) { return r.skipped; }
 
 Row forcesVsFiniteDifferences(int particles, unsigned seed) {
   const std::string name = "md.forces_finite_difference";
@@ -129,7 +129,7 @@ std::vector<Row> lammpsPeer(const Context& ctx, const std::string& variant, long
   const std::string name = "md.lammps_peer_" + variant;
   const auto lmp = findLammps();
   if (!lmp) {
-    Row r = makeRow(name, "skipped: LAMMPS not installed", 0, 0,
+    Row r = skippedRow(name, "LAMMPS not installed",
                     "no lmp / lmp_serial / lmp_mpi on the PATH and no $HOPSIM_LAMMPS (Debian: apt install lammps)");
     return {r};
   }

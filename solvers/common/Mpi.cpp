@@ -1,0 +1,228 @@
+// The MPI layer: real calls when built with MPI and initialised, one-process behaviour otherwise.
+#include "solvers/common/Mpi.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#if HOPSIM_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace hopsim::mpi {
+
+namespace {
+constexpr int kWorld = 1, kSelf = 2;  // handles used before MPI is up, or without MPI
+
+#if HOPSIM_WITH_MPI
+void check(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw std::runtime_error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(len)));
+}
+MPI_Comm native(int handle) { return MPI_Comm_f2c(handle); }
+int partner(int r) { return r == kNoRank ? MPI_PROC_NULL : r; }
+#endif
+}  // namespace
+
+Session::Session([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
+#if HOPSIM_WITH_MPI
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    // Errors come back as codes and turn into exceptions that name the call, rather than aborting every rank.
+    check(MPI_Init(&argc, &argv), "MPI_Init");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    owns_ = true;
+  }
+#endif
+}
+
+Session::~Session() {
+#if HOPSIM_WITH_MPI
+  if (owns_) MPI_Finalize();
+#endif
+}
+
+bool active() {
+#if HOPSIM_WITH_MPI
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+#else
+  return false;
+#endif
+}
+
+Comm Comm::world() {
+#if HOPSIM_WITH_MPI
+  if (active()) return Comm(static_cast<int>(MPI_Comm_c2f(MPI_COMM_WORLD)));
+#endif
+  return Comm(kWorld);
+}
+
+Comm Comm::self() {
+#if HOPSIM_WITH_MPI
+  if (active()) return Comm(static_cast<int>(MPI_Comm_c2f(MPI_COMM_SELF)));
+#endif
+  return Comm(kSelf);
+}
+
+int Comm::rank() const {
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    int r = 0;
+    MPI_Comm_rank(native(handle_), &r);
+    return r;
+  }
+#endif
+  return 0;
+}
+
+int Comm::size() const {
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    int s = 1;
+    MPI_Comm_size(native(handle_), &s);
+    return s;
+  }
+#endif
+  return 1;
+}
+
+double Comm::allreduceSum(double v) const {
+  std::vector<double> a{v};
+  allreduceSum(a);
+  return a[0];
+}
+
+double Comm::allreduceMax(double v) const {
+  std::vector<double> a{v};
+  allreduceMax(a);
+  return a[0];
+}
+
+long long Comm::allreduceSum(long long v) const {
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    long long out = 0;
+    check(MPI_Allreduce(&v, &out, 1, MPI_LONG_LONG, MPI_SUM, native(handle_)), "MPI_Allreduce");
+    return out;
+  }
+#endif
+  return v;
+}
+
+void Comm::allreduceSum([[maybe_unused]] std::vector<double>& v) const {
+#if HOPSIM_WITH_MPI
+  if (active() && !v.empty())
+    check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM, native(handle_)),
+          "MPI_Allreduce");
+#endif
+}
+
+void Comm::allreduceMax([[maybe_unused]] std::vector<double>& v) const {
+#if HOPSIM_WITH_MPI
+  if (active() && !v.empty())
+    check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_MAX, native(handle_)),
+          "MPI_Allreduce");
+#endif
+}
+
+void Comm::barrier() const {
+#if HOPSIM_WITH_MPI
+  if (active()) check(MPI_Barrier(native(handle_)), "MPI_Barrier");
+#endif
+}
+
+void Comm::sendrecv(const std::vector<double>& send, int dest, std::vector<double>& recv, int source,
+                    [[maybe_unused]] int tag) const {
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    // Lengths first, so the receiver can size its buffer; then the data.
+    long long sendCount = static_cast<long long>(send.size()), recvCount = 0;
+    check(MPI_Sendrecv(&sendCount, 1, MPI_LONG_LONG, partner(dest), 2 * tag, &recvCount, 1, MPI_LONG_LONG,
+                       partner(source), 2 * tag, native(handle_), MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    if (source == kNoRank) recvCount = 0;
+    recv.resize(static_cast<std::size_t>(recvCount));
+    check(MPI_Sendrecv(send.data(), static_cast<int>(send.size()), MPI_DOUBLE, partner(dest), 2 * tag + 1,
+                       recv.data(), static_cast<int>(recvCount), MPI_DOUBLE, partner(source), 2 * tag + 1,
+                       native(handle_), MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    return;
+  }
+#endif
+  // One process: the only possible partner is this rank itself.
+  if (source == kNoRank) recv.clear();
+  else if (dest != kNoRank) recv = send;
+  else recv.clear();
+}
+
+std::vector<double> Comm::gather(const std::vector<double>& local, [[maybe_unused]] int root) const {
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    const int n = size();
+    int count = static_cast<int>(local.size());
+    std::vector<int> counts(rank() == root ? n : 0), offsets;
+    check(MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, root, native(handle_)), "MPI_Gather");
+    std::vector<double> all;
+    if (rank() == root) {
+      offsets.resize(n);
+      long long total = 0;
+      for (int r = 0; r < n; ++r) offsets[r] = static_cast<int>(total), total += counts[r];
+      all.resize(static_cast<std::size_t>(total));
+    }
+    check(MPI_Gatherv(local.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, root,
+                      native(handle_)),
+          "MPI_Gatherv");
+    return all;
+  }
+#endif
+  return local;
+}
+
+int Comm::nodeRank() const {
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    MPI_Comm node;
+    check(MPI_Comm_split_type(native(handle_), MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    int r = 0;
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_free(&node);
+    return r;
+  }
+#endif
+  return 0;
+}
+
+int Comm::nodeSize() const {
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    MPI_Comm node;
+    check(MPI_Comm_split_type(native(handle_), MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    int s = 1;
+    MPI_Comm_size(node, &s);
+    MPI_Comm_free(&node);
+    return s;
+  }
+#endif
+  return 1;
+}
+
+void Comm::createDims(int dims[3]) const {
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    check(MPI_Dims_create(size(), 3, dims), "MPI_Dims_create");
+    return;
+  }
+#endif
+  for (int d = 0; d < 3; ++d) dims[d] = std::max(dims[d], 1);
+}
+
+}  // namespace hopsim::mpi

@@ -1,0 +1,74 @@
+// A thin MPI layer: the few collectives and exchanges hopsim needs, as single-process no-ops without MPI.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace hopsim::mpi {
+
+// A partner that does not exist (the edge of a non-periodic axis): exchanges with it send and receive nothing.
+inline constexpr int kNoRank = -1;
+
+// MPI_Init / MPI_Finalize for the lifetime of main(). Without MPI, or when MPI is already initialised (a test
+// harness), it does nothing.
+class Session {
+ public:
+  Session(int& argc, char**& argv);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+ private:
+  bool owns_ = false;
+};
+
+// True between MPI_Init and MPI_Finalize. Outside of that every communicator behaves as one process, so code that
+// never creates a Session (the single-process test binary) runs unchanged.
+bool active();
+
+// A communicator. Held as MPI's Fortran handle (MPI_Comm_c2f) so that mpi.h stays out of every other file.
+class Comm {
+ public:
+  static Comm world();
+  static Comm self();  // one rank: the reference runs that tests compare a decomposed run with
+
+  int rank() const;
+  int size() const;
+  bool isRoot() const { return rank() == 0; }
+
+  double allreduceSum(double v) const;
+  double allreduceMax(double v) const;
+  long long allreduceSum(long long v) const;
+  // Element-wise, in place.
+  void allreduceSum(std::vector<double>& v) const;
+  void allreduceMax(std::vector<double>& v) const;
+  void barrier() const;
+
+  // Sends `send` to `dest` while receiving from `source` a message of any length into `recv` (resized). Either
+  // partner may be kNoRank; both may be this rank (a periodic axis with one rank copies through MPI or memory).
+  void sendrecv(const std::vector<double>& send, int dest, std::vector<double>& recv, int source, int tag) const;
+
+  // Concatenates every rank's `local` in rank order on `root`; other ranks get an empty vector.
+  std::vector<double> gather(const std::vector<double>& local, int root = 0) const;
+
+  // Rank and number of ranks among those sharing this node's memory (MPI_COMM_TYPE_SHARED): picks the GPU.
+  int nodeRank() const;
+  int nodeSize() const;
+
+  // MPI_Dims_create: fills the zero entries of `dims` so that their product is size(); non-zero entries are kept.
+  void createDims(int dims[3]) const;
+
+ private:
+  explicit Comm(int handle) : handle_(handle) {}
+  int handle_ = 0;
+};
+
+// The world communicator's view, for code that only needs to know who prints.
+inline int rank() { return Comm::world().rank(); }
+inline int size() { return Comm::world().size(); }
+inline bool isRoot() { return Comm::world().isRoot(); }
+inline double allreduceSum(double v) { return Comm::world().allreduceSum(v); }
+inline double allreduceMax(double v) { return Comm::world().allreduceMax(v); }
+inline void barrier() { Comm::world().barrier(); }
+
+}  // namespace hopsim::mpi

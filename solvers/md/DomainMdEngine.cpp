@@ -1,0 +1,339 @@
+// Decomposed CPU MD engine: the velocity-Verlet step of the single-rank CPU engine, over owned atoms and ghosts.
+//
+// Differences from the single-rank engine, and why:
+// - Owned atoms are not wrapped into the box every step, only at rebuilds (then they migrate): an atom that
+//   crossed the box end between rebuilds must stay next to the ghosts its neighbours sent.
+// - Full neighbour list over owned atoms only (every pair once per owning side): forces on owned atoms need no
+//   reverse communication of ghost forces, and each rank's energy and virial are half its pair sums, as on one rank.
+// - Every decision that changes control flow (rebuild, stop on infinite forces) is taken from an allreduce, so the
+//   ranks never diverge; a non-finite force is acted on at the next step's rebuild check.
+#include "solvers/md/DomainMdEngine.h"
+
+#include <omp.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "kernels/md/Integrate.h"
+#include "kernels/md/LjForce.h"
+#include "kernels/md/PeriodicBox.h"
+#include "kernels/md/cpu/CpuLocalNeighborList.h"
+#include "solvers/md/AtomExchange.h"
+#include "solvers/md/LocalAtoms.h"
+#include "solvers/md/VelocityInit.h"
+
+namespace hopsim::md {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+template <class S, class P>
+class DomainMdEngine final : public MdEngine {
+ public:
+  DomainMdEngine(const EngineConfig& c, const Decomposition& d, const mpi::Comm& comm)
+      : config_(c), decomp_(d), comm_(comm), exchange_(d, comm, c.lj.cutoff + c.skin) {
+    coeff_ = makeLjCoefficients<P>(c.lj.epsilon, c.lj.sigma, c.lj.cutoff, c.lj.shift);
+    const double range = c.lj.cutoff + c.skin;
+    std::array<double, 3> lo{}, hi{};
+    for (int a = 0; a < 3; ++a) lo[a] = d.subLo(a) - range, hi[a] = d.subHi(a) + range;
+    list_.setRegion(lo, hi, range);
+  }
+
+  void initialize(const ParticleState& s) override {
+    // Every rank holds the whole initial state (it parsed the case) and keeps what its sub-box owns.
+    nGlobal_ = s.size();
+    mass_ = s.mass;
+    box_ = s.box.length;
+    atoms_.clear();
+    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const S r[3] = {wrapOnce(S(s.x[i]), L[0]), wrapOnce(S(s.y[i]), L[1]), wrapOnce(S(s.z[i]), L[2])};
+      bool mine = true;
+      for (int a = 0; a < 3; ++a) mine = mine && decomp_.ownerCoord(a, double(r[a])) == decomp_.coords()[a];
+      if (mine) atoms_.pushOwned(r[0], r[1], r[2], S(s.vx[i]), S(s.vy[i]), S(s.vz[i]), s.id[i]);
+    }
+    const auto& in = config_.integrator;
+    if (in.type == IntegratorType::Langevin) {
+      langevin_.gamma = mass_ / in.damping;
+      langevin_.noiseScale = std::sqrt(2.0 * mass_ * in.temperature / (in.damping * in.dt));
+      langevin_.seed = in.seed;
+    }
+    if (in.type == IntegratorType::NoseHoover) {
+      nh_.target = degreesOfFreedom(nGlobal_) * in.temperature;
+      nh_.q = nh_.target * in.tau * in.tau;
+      nh_.xi = 0;
+    }
+    rebuild();
+    computeForces(true);
+    twoKe_ = comm_.allreduceSum(localTwoKinetic());
+  }
+
+  void advance(long long steps, long long firstStep) override {
+    const auto& in = config_.integrator;
+    const S dt = S(in.dt), dtf = S(0.5 * in.dt / mass_);
+    const S trigger = S(0.25 * config_.skin * config_.skin);
+    std::vector<double> flags(2);
+    for (long long k = 0; k < steps; ++k) {
+      const long long step = firstStep + k + 1;
+      const bool last = k + 1 == steps;
+      auto t0 = Clock::now();
+      S scale = 1;
+      if (in.type == IntegratorType::NoseHoover) scale = S(noseHooverHalfStep(nh_, twoKe_, in.dt));
+      int moved = 0;
+      std::size_t n = atoms_.owned;
+      S* x = atoms_.x.data();
+      S* y = atoms_.y.data();
+      S* z = atoms_.z.data();
+      S *vx = atoms_.vx.data(), *vy = atoms_.vy.data(), *vz = atoms_.vz.data();
+#pragma omp parallel for schedule(static) reduction(max : moved)
+      for (std::size_t i = 0; i < n; ++i) {
+        vx[i] = vx[i] * scale + dtf * fx_[i];
+        vy[i] = vy[i] * scale + dtf * fy_[i];
+        vz[i] = vz[i] * scale + dtf * fz_[i];
+        x[i] = S(x[i] + dt * vx[i]);
+        y[i] = S(y[i] + dt * vy[i]);
+        z[i] = S(z[i] + dt * vz[i]);
+        const S dx = x[i] - x0_[i], dy = y[i] - y0_[i], dz = z[i] - z0_[i];
+        if (!(dx * dx + dy * dy + dz * dz <= trigger)) moved = 1;  // NaN counts as moved
+      }
+      stats_.integrateSeconds += since(t0);
+      // One allreduce answers both "does anyone need a rebuild" and "did anyone see infinite forces last step".
+      t0 = Clock::now();
+      flags[0] = moved, flags[1] = badForces_ ? 1 : 0;
+      comm_.allreduceMax(flags);
+      stats_.otherSeconds += since(t0);
+      if (flags[1] > 0) break;  // thermo() reports it; the caller stops
+      if (flags[0] > 0) rebuild();
+      else forwardGhosts();
+      computeForces(last);
+      t0 = Clock::now();
+      if (in.type == IntegratorType::Langevin) addLangevin(static_cast<std::uint64_t>(step));
+      // A rebuild reorders and reallocates the arrays: fresh pointers, and the count after migration.
+      n = atoms_.owned;
+      vx = atoms_.vx.data(), vy = atoms_.vy.data(), vz = atoms_.vz.data();
+#pragma omp parallel for schedule(static)
+      for (std::size_t i = 0; i < n; ++i) {
+        vx[i] += dtf * fx_[i];
+        vy[i] += dtf * fy_[i];
+        vz[i] += dtf * fz_[i];
+      }
+      if (in.type == IntegratorType::NoseHoover) {
+        twoKe_ = comm_.allreduceSum(localTwoKinetic());
+        const S s2 = S(noseHooverHalfStep(nh_, twoKe_, in.dt));
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < n; ++i) vx[i] *= s2, vy[i] *= s2, vz[i] *= s2;
+        twoKe_ *= double(s2) * double(s2);
+      }
+      stats_.integrateSeconds += since(t0);
+    }
+  }
+
+  RawThermo thermo() override {
+    std::vector<double> sums{potential_, virial_, localTwoKinetic(), (energyFinite_ && !badForces_) ? 0.0 : 1.0};
+    comm_.allreduceSum(sums);
+    RawThermo t;
+    t.potential = sums[0];
+    t.virial = sums[1];
+    t.twoKinetic = sums[2];
+    t.finite = sums[3] == 0 && std::isfinite(sums[0]) && std::isfinite(sums[1]) && std::isfinite(sums[2]);
+    return t;
+  }
+
+  void download(ParticleState& s) override {
+    const std::size_t n = atoms_.owned;
+    std::vector<double> local(7 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      // Positions wrapped as the single-rank engine keeps them (owned atoms may be outside between rebuilds).
+      local[7 * i + 0] = double(wrapOnce(atoms_.x[i], S(box_[0])));
+      local[7 * i + 1] = double(wrapOnce(atoms_.y[i], S(box_[1])));
+      local[7 * i + 2] = double(wrapOnce(atoms_.z[i], S(box_[2])));
+      local[7 * i + 3] = double(atoms_.vx[i]), local[7 * i + 4] = double(atoms_.vy[i]);
+      local[7 * i + 5] = double(atoms_.vz[i]), local[7 * i + 6] = double(atoms_.id[i]);
+    }
+    const std::vector<double> all = comm_.gather(local);
+    const std::size_t m = all.size() / 7;
+    s.resize(m);
+    s.mass = mass_;
+    s.box.length = box_;
+    for (std::size_t i = 0; i < m; ++i) {
+      s.x[i] = all[7 * i], s.y[i] = all[7 * i + 1], s.z[i] = all[7 * i + 2];
+      s.vx[i] = all[7 * i + 3], s.vy[i] = all[7 * i + 4], s.vz[i] = all[7 * i + 5];
+      s.id[i] = static_cast<long long>(all[7 * i + 6]);
+    }
+  }
+
+  void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
+    std::vector<double> local(3 * atoms_.owned);
+    for (std::size_t i = 0; i < atoms_.owned; ++i)
+      local[3 * i] = double(fx_[i]), local[3 * i + 1] = double(fy_[i]), local[3 * i + 2] = double(fz_[i]);
+    const std::vector<double> all = comm_.gather(local);
+    const std::size_t m = all.size() / 3;
+    fx.resize(m), fy.resize(m), fz.resize(m);
+    for (std::size_t i = 0; i < m; ++i) fx[i] = all[3 * i], fy[i] = all[3 * i + 1], fz[i] = all[3 * i + 2];
+  }
+
+  EngineStats stats() const override {
+    EngineStats s = stats_;
+    double sum = 0, mx = 0;
+    for (int c : list_.counts()) sum += c, mx = std::max<double>(mx, c);
+    s.meanNeighbors = atoms_.owned ? sum / double(atoms_.owned) : 0;
+    s.maxNeighbors = mx;
+    return s;
+  }
+
+  std::string backendName() const override {
+    const auto& g = decomp_.dims();
+    return fmt::format("cpu ({} OpenMP threads) x {} MPI ranks ({}x{}x{})", omp_get_max_threads(), decomp_.size(),
+                       g[0], g[1], g[2]);
+  }
+
+ private:
+  double localTwoKinetic() const {
+    double sum = 0;
+    const std::size_t n = atoms_.owned;
+    const S *vx = atoms_.vx.data(), *vy = atoms_.vy.data(), *vz = atoms_.vz.data();
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+    for (std::size_t i = 0; i < n; ++i) sum += double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i];
+    return mass_ * sum;
+  }
+
+  // Wrap, migrate, sort by cell, send ghosts, build the list: the only place atoms change rank.
+  void rebuild() {
+    const auto t0 = Clock::now();
+    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
+    for (std::size_t i = 0; i < atoms_.owned; ++i) {
+      atoms_.x[i] = wrapOnce(atoms_.x[i], L[0]);
+      atoms_.y[i] = wrapOnce(atoms_.y[i], L[1]);
+      atoms_.z[i] = wrapOnce(atoms_.z[i], L[2]);
+    }
+    stats_.migratedAtoms += exchange_.migrate(atoms_);
+    std::vector<double> check{double(exchange_.misplaced(atoms_)), double(atoms_.owned)};
+    comm_.allreduceSum(check);
+    if (check[0] > 0)
+      throw std::runtime_error(fmt::format(
+          "{} atoms moved further than the neighbouring rank between neighbour-list rebuilds (a time step too "
+          "large for this system, or overlapping atoms)", static_cast<long long>(check[0])));
+    if (static_cast<std::size_t>(check[1]) != nGlobal_)
+      throw std::logic_error(fmt::format("atom migration lost atoms: {} owned in all, {} in the system",
+                                         static_cast<long long>(check[1]), nGlobal_));
+    const auto order = list_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned);
+    for (auto* v : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz}) permute(order, *v);
+    permute(order, atoms_.id);
+    exchange_.borders(atoms_);
+    list_.build(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned, atoms_.total());
+    const std::size_t n = atoms_.owned;
+    x0_.assign(atoms_.x.begin(), atoms_.x.begin() + n);
+    y0_.assign(atoms_.y.begin(), atoms_.y.begin() + n);
+    z0_.assign(atoms_.z.begin(), atoms_.z.begin() + n);
+    for (auto* f : {&fx_, &fy_, &fz_}) f->resize(n);
+    ++stats_.neighborBuilds;
+    stats_.neighborSeconds += since(t0);
+  }
+
+  void forwardGhosts() {
+    const auto t0 = Clock::now();
+    exchange_.forward(atoms_);
+    stats_.otherSeconds += since(t0);
+  }
+
+  template <class A>
+  static void permute(const std::vector<std::int32_t>& order, std::vector<A>& a) {
+    std::vector<A> tmp(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) tmp[k] = a[order[k]];
+    a.swap(tmp);
+  }
+
+  void computeForces(bool energy) {
+    const auto t0 = Clock::now();
+    const LjCoefficients<P> c = coeff_;
+    const S* x = atoms_.x.data();
+    const S* y = atoms_.y.data();
+    const S* z = atoms_.z.data();
+    double pe = 0, vir = 0;
+    int bad = 0;
+    const std::size_t n = atoms_.owned;
+#pragma omp parallel for schedule(static) reduction(+ : pe, vir) reduction(max : bad)
+    for (std::size_t i = 0; i < n; ++i) {
+      const S xi = x[i], yi = y[i], zi = z[i];
+      P fx = 0, fy = 0, fz = 0;
+      double e = 0, w = 0;
+      const std::int32_t* nb = list_.neighbors(i);
+      const int m = list_.count(i);
+      for (int k = 0; k < m; ++k) {
+        const std::int32_t j = nb[k];
+        const P dx = P(xi - x[j]), dy = P(yi - y[j]), dz = P(zi - z[j]);
+        const P r2 = dx * dx + dy * dy + dz * dz;
+        if (r2 < c.cutoffSq) {
+          const P f = ljForceOverR(r2, c);
+          fx += dx * f, fy += dy * f, fz += dz * f;
+          if (energy) {
+            e += double(ljEnergy(r2, c));
+            w += double(r2) * double(f);
+          }
+        }
+      }
+      fx_[i] = S(fx), fy_[i] = S(fy), fz_[i] = S(fz);
+      if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
+      pe += 0.5 * e;
+      vir += 0.5 * w;
+    }
+    if (energy) {
+      potential_ = pe;
+      virial_ = vir;
+      energyFinite_ = std::isfinite(pe) && std::isfinite(vir);
+    }
+    badForces_ = bad != 0;
+    stats_.forceSeconds += since(t0);
+  }
+
+  void addLangevin(std::uint64_t step) {
+    const LangevinParams p = langevin_;
+    const std::size_t n = atoms_.owned;
+    const S *vx = atoms_.vx.data(), *vy = atoms_.vy.data(), *vz = atoms_.vz.data();
+    const long long* id = atoms_.id.data();
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto key = static_cast<std::uint64_t>(id[i]);
+      fx_[i] += langevinForce(vx[i], p, step, key, 0);
+      fy_[i] += langevinForce(vy[i], p, step, key, 1);
+      fz_[i] += langevinForce(vz[i], p, step, key, 2);
+    }
+  }
+
+  EngineConfig config_;
+  Decomposition decomp_;
+  mpi::Comm comm_;
+  AtomExchange<S> exchange_;
+  LjCoefficients<P> coeff_;
+  LangevinParams langevin_;
+  NoseHooverState nh_;
+  std::size_t nGlobal_ = 0;
+  double mass_ = 1;
+  std::array<double, 3> box_{};
+  LocalAtoms<S> atoms_;
+  std::vector<S> fx_, fy_, fz_, x0_, y0_, z0_;
+  CpuLocalNeighborList<S> list_;
+  double potential_ = 0, virial_ = 0;
+  bool energyFinite_ = true, badForces_ = false;
+  double twoKe_ = 0;
+  EngineStats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<MdEngine> makeDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
+                                           const mpi::Comm& comm) {
+  switch (config.precision) {
+    case Precision::Single: return std::make_unique<DomainMdEngine<float, float>>(config, decomposition, comm);
+    case Precision::Mixed: return std::make_unique<DomainMdEngine<double, float>>(config, decomposition, comm);
+    case Precision::Double: return std::make_unique<DomainMdEngine<double, double>>(config, decomposition, comm);
+  }
+  throw std::logic_error("unknown precision");
+}
+
+}  // namespace hopsim::md

@@ -1,0 +1,18 @@
+// The CPU MD engine of one rank in a spatially decomposed run (MPI): owned atoms plus ghosts, global sums.
+#pragma once
+
+#include <memory>
+
+#include "solvers/common/Decomposition.h"
+#include "solvers/common/Mpi.h"
+#include "solvers/md/MdEngine.h"
+
+namespace hopsim::md {
+
+// Every rank of `comm` calls each MdEngine method together (they communicate). thermo() returns sums over all
+// ranks; download() and forces() gather every atom on rank 0 and leave the other ranks' outputs empty. Works on
+// one rank too (the periodic images are then ghosts the rank exchanges with itself).
+std::unique_ptr<MdEngine> makeDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
+                                           const mpi::Comm& comm);
+
+}  // namespace hopsim::md
