@@ -40,7 +40,7 @@ fi
 grep -A2 "Compiling entry function '.*streamCollideKernel" "$OUT/configure_build.log" | c++filt > "$OUT/ptxas_stream_collide.txt" 2>/dev/null
 
 T=build/tests/hopsim_tests
-step tests_lbm_gpu 150 "$T" "[gpu][lbm]" --durations yes
+step tests_lbm_gpu 120 "$T" "[gpu][lbm]" --durations yes
 
 # Benchmarks: D3Q19 FP32 and FP16 storage (both layouts), D3Q27, D2Q9 4096^2, then D3Q19 384^3 if time allows.
 for c in d3q19_256_single d3q19_256_half d3q27_256_single d2q9_4096_single d3q19_384_single; do

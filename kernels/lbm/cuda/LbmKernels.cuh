@@ -32,12 +32,12 @@ __device__ __forceinline__ bool cellOfThread(const DomainParams<T>& p, int zOffs
 }
 
 // Resident blocks of kMaxBlockThreads asked of the compiler for the bulk kernel, i.e. a register cap of
-// 65536 / (256 x blocks): 64 registers (50% occupancy) for FP32/FP16 D2Q9 and D3Q19, 80 for D3Q27, 128 in double.
-// Without the cap the in-place kernels keep all Q load addresses alive for the stores (the same slots) and take
-// ~128 registers, a quarter of the threads and too few loads in flight to saturate memory.
+// 65536 / (256 x blocks): 64 registers (50% occupancy) for FP32/FP16 D2Q9 and D3Q19, 80 for D3Q27, 128 for double
+// D2Q9/D3Q19; none for double D3Q27 (128 spilled 150-230 bytes). ptxas (nvcc 13.0) then reports no spills except
+// 8-16 bytes in the FP32/FP16 D3Q27 in-place odd step.
 template <class L, class T>
 constexpr int bulkMinBlocks() {
-  if constexpr (sizeof(T) == 8) return 2;
+  if constexpr (sizeof(T) == 8) return L::Q > 19 ? 1 : 2;
   else return L::Q > 19 ? 3 : 4;
 }
 
