@@ -10,7 +10,7 @@ namespace {
 
 // The layout used when neither the setup nor HOPSIM_LBM_LAYOUT names one (see docs/performance.md for the
 // measurement that decides it).
-constexpr StreamingLayout kDefaultLayout = StreamingLayout::InPlace;
+constexpr StreamingLayout kDefaultLayout = StreamingLayout::TwoLattice;
 
 StreamingLayout layoutFromEnvironment() {
   const char* v = std::getenv("HOPSIM_LBM_LAYOUT");
