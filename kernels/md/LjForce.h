@@ -48,6 +48,28 @@ HOPSIM_HD T ljEnergy(T r2, const LjCoefficients<T>& c) {
   return ir6 * (c.energyA * ir6 - c.energyB) - c.shift;
 }
 
+// One atom's force, and its share of energy and virial, summed over its neighbours in accumulator type A.
+template <class P, class A>
+struct PairSums {
+  P fx = 0, fy = 0, fz = 0;
+  A energy = 0, virial = 0;
+};
+
+// Adds the pair at displacement (dx, dy, dz) = r_i - r_j when it lies inside the cutoff. Every backend's force loop
+// goes through here; they differ only in how they find j and the displacement.
+template <class P, class A>
+HOPSIM_HD void addPair(P dx, P dy, P dz, const LjCoefficients<P>& c, bool energy, PairSums<P, A>& s) {
+  const P r2 = dx * dx + dy * dy + dz * dz;
+  if (r2 < c.cutoffSq) {
+    const P f = ljForceOverR(r2, c);
+    s.fx += dx * f, s.fy += dy * f, s.fz += dz * f;
+    if (energy) {
+      s.energy += A(ljEnergy(r2, c));
+      s.virial += A(r2) * A(f);
+    }
+  }
+}
+
 // Analytic long-range corrections for a truncated (not shifted) LJ fluid of uniform density rho beyond the cutoff,
 // per particle and as a pressure (Allen & Tildesley; the form LAMMPS's pair_modify tail uses).
 HOPSIM_HD double ljTailEnergyPerParticle(double rho, double epsilon, double sigma, double cutoff) {

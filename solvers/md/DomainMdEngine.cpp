@@ -260,27 +260,17 @@ class DomainMdEngine final : public MdEngine {
 #pragma omp parallel for schedule(static) reduction(+ : pe, vir) reduction(max : bad)
     for (std::size_t i = 0; i < n; ++i) {
       const S xi = x[i], yi = y[i], zi = z[i];
-      P fx = 0, fy = 0, fz = 0;
-      double e = 0, w = 0;
+      PairSums<P, double> sum;
       const std::int32_t* nb = list_.neighbors(i);
       const int m = list_.count(i);
       for (int k = 0; k < m; ++k) {
         const std::int32_t j = nb[k];
-        const P dx = P(xi - x[j]), dy = P(yi - y[j]), dz = P(zi - z[j]);
-        const P r2 = dx * dx + dy * dy + dz * dz;
-        if (r2 < c.cutoffSq) {
-          const P f = ljForceOverR(r2, c);
-          fx += dx * f, fy += dy * f, fz += dz * f;
-          if (energy) {
-            e += double(ljEnergy(r2, c));
-            w += double(r2) * double(f);
-          }
-        }
+        addPair(P(xi - x[j]), P(yi - y[j]), P(zi - z[j]), c, energy, sum);  // ghosts carry their image shift
       }
-      fx_[i] = S(fx), fy_[i] = S(fy), fz_[i] = S(fz);
+      fx_[i] = S(sum.fx), fy_[i] = S(sum.fy), fz_[i] = S(sum.fz);
       if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
-      pe += 0.5 * e;
-      vir += 0.5 * w;
+      pe += 0.5 * sum.energy;
+      vir += 0.5 * sum.virial;
     }
     if (energy) {
       potential_ = pe;

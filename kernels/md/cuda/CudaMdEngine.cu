@@ -144,37 +144,26 @@ __global__ void buildListKernel(Arrays<S, P> a, BoxParams b, const int* cellStar
 template <class S, class P, class A, bool Energy>
 __global__ void __launch_bounds__(kBlock) forceKernel(Arrays<S, P> a, BoxParams b, LjCoefficients<P> c, DeviceScalars* ds) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  A e = 0, w = 0;
+  PairSums<P, A> sum;
   if (i < a.n) {
     const auto pi = a.pos[i];
     const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
-    P fx = 0, fy = 0, fz = 0;
     const int m = a.ncount[i];
     for (int k = 0; k < m; ++k) {
       const int j = __ldg(&a.nlist[static_cast<std::size_t>(k) * a.n + i]);
       const auto pj = a.pos[j];
-      const P dx = minimumImage(P(pi.x - pj.x), L[0], H[0]);
-      const P dy = minimumImage(P(pi.y - pj.y), L[1], H[1]);
-      const P dz = minimumImage(P(pi.z - pj.z), L[2], H[2]);
-      const P r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 < c.cutoffSq) {
-        const P f = ljForceOverR(r2, c);
-        fx += dx * f, fy += dy * f, fz += dz * f;
-        if (Energy) {
-          e += A(ljEnergy(r2, c));
-          w += A(r2) * A(f);
-        }
-      }
+      addPair(minimumImage(P(pi.x - pj.x), L[0], H[0]), minimumImage(P(pi.y - pj.y), L[1], H[1]),
+              minimumImage(P(pi.z - pj.z), L[2], H[2]), c, Energy, sum);
     }
-    a.fx[i] = fx, a.fy[i] = fy, a.fz[i] = fz;
-    if (!isfinite(fx) || !isfinite(fy) || !isfinite(fz)) ds->bad = 1;
+    a.fx[i] = sum.fx, a.fy[i] = sum.fy, a.fz[i] = sum.fz;
+    if (!isfinite(sum.fx) || !isfinite(sum.fy) || !isfinite(sum.fz)) ds->bad = 1;
   }
   if (Energy) {
     using Reduce = cub::BlockReduce<double, kBlock>;
     __shared__ typename Reduce::TempStorage tmp;
-    const double be = Reduce(tmp).Sum(0.5 * double(e));
+    const double be = Reduce(tmp).Sum(0.5 * double(sum.energy));
     __syncthreads();
-    const double bw = Reduce(tmp).Sum(0.5 * double(w));
+    const double bw = Reduce(tmp).Sum(0.5 * double(sum.virial));
     if (threadIdx.x == 0) {
       atomicAdd(&ds->potential, be);
       atomicAdd(&ds->virial, bw);
