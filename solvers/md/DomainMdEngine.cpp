@@ -23,6 +23,7 @@
 #include "kernels/md/cpu/CpuLocalNeighborList.h"
 #include "solvers/md/AtomExchange.h"
 #include "solvers/md/LocalAtoms.h"
+#include "solvers/md/Thermostats.h"
 #include "solvers/md/VelocityInit.h"
 
 namespace hopsim::md {
@@ -58,16 +59,8 @@ class DomainMdEngine final : public MdEngine {
       if (mine) atoms_.pushOwned(r[0], r[1], r[2], S(s.vx[i]), S(s.vy[i]), S(s.vz[i]), s.id[i]);
     }
     const auto& in = config_.integrator;
-    if (in.type == IntegratorType::Langevin) {
-      langevin_.gamma = mass_ / in.damping;
-      langevin_.noiseScale = std::sqrt(2.0 * mass_ * in.temperature / (in.damping * in.dt));
-      langevin_.seed = in.seed;
-    }
-    if (in.type == IntegratorType::NoseHoover) {
-      nh_.target = degreesOfFreedom(nGlobal_) * in.temperature;
-      nh_.q = nh_.target * in.tau * in.tau;
-      nh_.xi = 0;
-    }
+    if (in.type == IntegratorType::Langevin) langevin_ = langevinParams(in, mass_);
+    if (in.type == IntegratorType::NoseHoover) nh_ = noseHooverStart(in, degreesOfFreedom(nGlobal_));
     rebuild();
     computeForces(true);
     twoKe_ = comm_.allreduceSum(localTwoKinetic());

@@ -12,6 +12,7 @@
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/CpuNeighborList.h"
 #include "solvers/md/MdEngine.h"
+#include "solvers/md/Thermostats.h"
 #include "solvers/md/VelocityInit.h"
 
 namespace hopsim::md {
@@ -42,16 +43,8 @@ class CpuMdEngine final : public MdEngine {
       vx_[i] = S(s.vx[i]), vy_[i] = S(s.vy[i]), vz_[i] = S(s.vz[i]);
     }
     const auto& in = config_.integrator;
-    if (in.type == IntegratorType::Langevin) {
-      langevin_.gamma = mass_ / in.damping;
-      langevin_.noiseScale = std::sqrt(2.0 * mass_ * in.temperature / (in.damping * in.dt));
-      langevin_.seed = in.seed;
-    }
-    if (in.type == IntegratorType::NoseHoover) {
-      nh_.target = degreesOfFreedom(n_) * in.temperature;
-      nh_.q = nh_.target * in.tau * in.tau;
-      nh_.xi = 0;
-    }
+    if (in.type == IntegratorType::Langevin) langevin_ = langevinParams(in, mass_);
+    if (in.type == IntegratorType::NoseHoover) nh_ = noseHooverStart(in, degreesOfFreedom(n_));
     rebuild();
     computeForces(true);
     twoKe_ = twoKinetic();

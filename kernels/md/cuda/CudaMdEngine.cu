@@ -17,6 +17,7 @@
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
 #include "solvers/md/MdEngine.h"
+#include "solvers/md/Thermostats.h"
 #include "solvers/md/VelocityInit.h"
 
 namespace hopsim::md {
@@ -340,17 +341,10 @@ class CudaMdEngine final : public MdEngine {
     params_.trigger = 0.25 * config_.skin * config_.skin;
     params_.useLangevin = in.type == IntegratorType::Langevin;
     params_.useScale = in.type == IntegratorType::NoseHoover;
-    if (params_.useLangevin) {
-      params_.langevin.gamma = mass_ / in.damping;
-      params_.langevin.noiseScale = std::sqrt(2.0 * mass_ * in.temperature / (in.damping * in.dt));
-      params_.langevin.seed = in.seed;
-    }
+    if (params_.useLangevin) params_.langevin = langevinParams(in, mass_);
     DeviceScalars init{};
     init.nhScale1 = init.nhScale2 = 1.0;
-    if (params_.useScale) {
-      init.nh.target = degreesOfFreedom(static_cast<std::size_t>(n_)) * in.temperature;
-      init.nh.q = init.nh.target * in.tau * in.tau;
-    }
+    if (params_.useScale) init.nh = noseHooverStart(in, degreesOfFreedom(static_cast<std::size_t>(n_)));
     *hostScalars_ = init;
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ds_, hostScalars_, sizeof(DeviceScalars), cudaMemcpyHostToDevice, stream_));
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "CatchCompat.h"
 #include "io/CaseReader.h"
 #include "io/LbmCaseParser.h"
 #include "kernels/lbm/LbmBackend.h"
@@ -131,5 +132,17 @@ constexpr Tolerance kSingleTolerance{1e-5, 1e-6, 1e-4, 1e-4};
 // code (test_lbm_cell_update_host.cpp) as velocity <= 5e-4 of the velocity scale, density <= 4e-5, mass <= 5e-6,
 // kinetic energy <= 3e-4, forces <= 1.4e-3 relative; the bounds leave a factor of 4 or more.
 constexpr Tolerance kHalfTolerance{2e-3, 2e-5, 1.5e-3, 6e-3};
+
+inline void checkAgreement(const Agreement& a, const Tolerance& tol) {
+  INFO("velocity " << a.velocity << " density " << a.density << " max speed " << a.maxSpeed << " mass " << a.mass
+                   << " ke " << a.kineticEnergy << " force " << a.force << " (scale " << a.forceScale << ")");
+  CHECK(a.velocityScale > 1e-4);
+  CHECK(a.velocity <= tol.field);
+  CHECK(a.density <= tol.field);
+  CHECK(a.maxSpeed <= tol.field);
+  CHECK(a.mass <= tol.observable);
+  CHECK(a.kineticEnergy <= tol.kineticEnergy);
+  CHECK(a.force <= tol.force);
+}
 
 }  // namespace hopsim::lbm::testing

@@ -27,17 +27,6 @@ std::unique_ptr<LbmBackend> cuda(LbmSetup s, StreamingLayout layout) {
   return makeCudaBackend(s, KernelVariant::Portable, 0);
 }
 
-void checkAgreement(const Agreement& a, const Tolerance& tol) {
-  INFO("velocity " << a.velocity << " density " << a.density << " max speed " << a.maxSpeed << " mass " << a.mass
-                   << " ke " << a.kineticEnergy << " force " << a.force << " (scale " << a.forceScale << ")");
-  CHECK(a.velocityScale > 1e-4);
-  CHECK(a.velocity <= tol.field);
-  CHECK(a.density <= tol.field);
-  CHECK(a.maxSpeed <= tol.field);
-  CHECK(a.mass <= tol.observable);
-  CHECK(a.kineticEnergy <= tol.kineticEnergy);
-  CHECK(a.force <= tol.force);
-}
 
 }  // namespace
 
