@@ -1,7 +1,6 @@
 // `hopsim run CASE`: load the case, dispatch on its solver.
 #include "apps/Commands.h"
 #include "io/CaseReader.h"
-#include "solvers/common/Mpi.h"
 #include "solvers/lbm/LbmRun.h"
 #include "solvers/md/MdRun.h"
 
@@ -10,12 +9,7 @@ namespace hopsim::app {
 int runCommand(const std::string& caseFile, const std::vector<std::string>& overrides, const RunOptions& options) {
   const io::CaseDocument doc = io::CaseDocument::load(caseFile, overrides);
   const std::string solver = doc.root().at("solver").choice({"lbm", "md"});
-  if (solver == "lbm") {
-    // N identical copies writing the same files would be worse than an error.
-    if (mpi::size() > 1)
-      throw std::runtime_error("LBM runs on several MPI ranks are not implemented yet; run with one rank");
-    return lbm::runCase(doc, options);
-  }
+  if (solver == "lbm") return lbm::runCase(doc, options);
   return md::runCase(doc, options);
 }
 

@@ -22,16 +22,33 @@ struct FaceParams {
   T rho = T(1);         // pressure outlet
 };
 
+// The box a backend holds. Without decomposition that is the whole domain. In a decomposed run (several MPI
+// ranks) it is this rank's sub-box plus a ghost layer one cell deep beyond each face shared with another rank:
+// ghost cells carry the neighbour's flags and, after each halo exchange, the populations that stream out of it;
+// they are never updated here. `periodic` stays the global domain's: an axis split over ranks has ghost layers on
+// both sides where it is periodic, so owned cells never wrap, and gather() only ever crosses the domain's own faces.
 template <class T>
 struct DomainParams {
-  int n[3] = {1, 1, 1};
+  int n[3] = {1, 1, 1};       // cells of the box held, ghost layers included
   long long cells = 1;
   int periodic[3] = {1, 1, 1};
+  int ghost[6] = {0, 0, 0, 0, 0, 0};  // ghost layer depth (0 or 1) beyond each face, 2 * axis + side
+  int origin[3] = {0, 0, 0};  // global coordinates of local cell (0, 0, 0)
+  int global[3] = {1, 1, 1};  // cells of the whole domain
   FaceParams<T> face[6];  // 2 * axis + (0: minus face, 1: plus face)
   CollisionParams<T> collision;
 
   HOPSIM_HD long long index(int x, int y, int z) const {
     return (static_cast<long long>(z) * n[1] + y) * n[0] + x;
+  }
+  // The owned range [ownLo, ownHi) along an axis: the cells this box updates.
+  HOPSIM_HD int ownLo(int a) const { return ghost[2 * a]; }
+  HOPSIM_HD int ownHi(int a) const { return n[a] - ghost[2 * a + 1]; }
+  HOPSIM_HD bool owns(int x, int y, int z) const {
+    return x >= ownLo(0) && x < ownHi(0) && y >= ownLo(1) && y < ownHi(1) && z >= ownLo(2) && z < ownHi(2);
+  }
+  HOPSIM_HD bool hasGhosts() const {
+    return (ghost[0] | ghost[1] | ghost[2] | ghost[3] | ghost[4] | ghost[5]) != 0;
   }
 };
 

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,7 @@ struct LbmSetup {
   std::vector<double> velocity;      // initial u, 3 per cell
   int obstacles = 0;
   StreamingLayout layout = StreamingLayout::Auto;  // GPU backends; the CPU backend always uses two lattices
+  bool haloAllPopulations = false;  // decomposed runs with inlet/outlet faces: ghost planes carry every population
 };
 
 class LbmBackend {
@@ -52,8 +55,10 @@ class LbmBackend {
   virtual std::string description() const = 0; // threads, device, layout: for the log and run.json
   // Advances `steps` time steps; with forces, obstacle forces are computed in the last of them.
   virtual void advance(long long steps, bool forcesOnLastStep) = 0;
-  // Density and velocity (3 per cell) of the current state; solid cells read rho = 1, u = 0.
+  // Density and velocity (3 per cell) of the owned cells' current state, x fastest (without decomposition: every
+  // cell); solid cells read rho = 1, u = 0.
   virtual void macroscopic(std::vector<double>& density, std::vector<double>& velocity) = 0;
+  // Sums and maximum over the owned cells.
   virtual Observables observables() = 0;
   // Force on each obstacle from the last step that computed forces.
   virtual std::vector<std::array<double, 3>> obstacleForces() = 0;
@@ -68,6 +73,17 @@ class LbmBackend {
     advance(steps, false);
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
+
+  // Halo exchange of a decomposed run (domain.ghost set; see kernels/lbm/Halo.h for what crosses a face). The
+  // buffers belong to the backend (pinned host memory on a GPU) so that MPI sends and receives them in place.
+  // packHalo(face) fills and returns the outgoing data of `face`; the neighbour's data for the ghost plane beyond
+  // `face` go into haloInbox(face), and unpackHalo(face) stores them there before the next step.
+  virtual std::span<const std::byte> packHalo(int /*face*/) { throw noHalo(); }
+  virtual std::span<std::byte> haloInbox(int /*face*/) { throw noHalo(); }
+  virtual void unpackHalo(int /*face*/) { throw noHalo(); }
+
+ private:
+  std::runtime_error noHalo() const { return std::runtime_error(name() + " backend cannot run a decomposed domain"); }
 };
 
 std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& setup);
@@ -82,6 +98,10 @@ DomainParams<T> convertDomain(const DomainParams<double>& d) {
   for (int a = 0; a < 3; ++a) {
     out.n[a] = d.n[a];
     out.periodic[a] = d.periodic[a];
+    out.origin[a] = d.origin[a];
+    out.global[a] = d.global[a];
+    out.ghost[2 * a] = d.ghost[2 * a];
+    out.ghost[2 * a + 1] = d.ghost[2 * a + 1];
     out.collision.force[a] = static_cast<T>(d.collision.force[a]);
   }
   out.cells = d.cells;

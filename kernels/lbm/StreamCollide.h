@@ -26,8 +26,8 @@ HOPSIM_HD void inletVelocity(const DomainParams<T>& p, int face, const int g[3],
     const int normal = face >> 1;
     for (int a = 0; a < 3; ++a) {
       if (a == normal || p.periodic[a]) continue;
-      const T L = T(p.n[a]);
-      T s = T(g[a]) + T(0.5);
+      const T L = T(p.global[a]);
+      T s = T(g[a] + p.origin[a]) + T(0.5);
       s = s < T(0) ? T(0) : (s > L ? L : s);  // a ghost beyond a corner takes the value on the edge
       scale *= T(4) * s * (L - s) / (L * L);
     }

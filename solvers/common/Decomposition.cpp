@@ -39,8 +39,8 @@ Decomposition::Decomposition(const mpi::Comm& comm, const Real3& lo, const Real3
   for (int d = 0; d < 3; ++d)
     if (dims_[d] > 1 && length[d] / dims_[d] < minWidth)
       throw std::invalid_argument(fmt::format(
-          "{} ranks along {} leave sub-boxes {:.6g} wide, less than the {:.6g} an atom interacts across; use fewer "
-          "ranks, or set device.ranks to split other axes",
+          "{} ranks along {} leave sub-boxes {:.6g} wide, less than the {:.6g} this solver needs (MD: cutoff + skin; "
+          "LBM: one cell); use fewer ranks, or set device.ranks to split other axes",
           dims_[d], "xyz"[d], length[d] / dims_[d], minWidth));
   coords_ = coordsOf(rank_);
   nodeRank_ = comm.nodeRank();

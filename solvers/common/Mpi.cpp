@@ -162,6 +162,27 @@ void Comm::sendrecv(const std::vector<double>& send, int dest, std::vector<doubl
   else recv.clear();
 }
 
+void Comm::sendrecvBytes(std::span<const std::byte> send, int dest, std::span<std::byte> recv, int source,
+                         [[maybe_unused]] int tag) const {
+  constexpr std::size_t kMaxCount = 0x7fffffff;
+  if (send.size() > kMaxCount || recv.size() > kMaxCount)
+    throw std::runtime_error("a halo message of more than 2 GiB; use more ranks along the other axes");
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    check(MPI_Sendrecv(send.data(), dest == kNoRank ? 0 : static_cast<int>(send.size()), MPI_BYTE, partner(dest), tag,
+                       recv.data(), source == kNoRank ? 0 : static_cast<int>(recv.size()), MPI_BYTE, partner(source),
+                       tag, native(handle_), MPI_STATUS_IGNORE),
+          "MPI_Sendrecv");
+    return;
+  }
+#endif
+  // One process: the only possible partner is this rank itself.
+  if (dest != kNoRank && source != kNoRank) {
+    if (send.size() != recv.size()) throw std::logic_error("sendrecvBytes to itself with different sizes");
+    std::copy(send.begin(), send.end(), recv.begin());
+  }
+}
+
 std::vector<double> Comm::gather(const std::vector<double>& local, [[maybe_unused]] int root) const {
 #if HOPSIM_WITH_MPI
   if (active()) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace hopsim::mpi {
@@ -47,6 +48,10 @@ class Comm {
   // Sends `send` to `dest` while receiving from `source` a message of any length into `recv` (resized). Either
   // partner may be kNoRank; both may be this rank (a periodic axis with one rank copies through MPI or memory).
   void sendrecv(const std::vector<double>& send, int dest, std::vector<double>& recv, int source, int tag) const;
+
+  // Sends `send` to `dest` while receiving exactly recv.size() bytes from `source`: both sides know the sizes (halo
+  // planes). Either partner may be kNoRank (nothing travels that way); without MPI the partner is this rank.
+  void sendrecvBytes(std::span<const std::byte> send, int dest, std::span<std::byte> recv, int source, int tag) const;
 
   // Concatenates every rank's `local` in rank order on `root`; other ranks get an empty vector.
   std::vector<double> gather(const std::vector<double>& local, int root = 0) const;

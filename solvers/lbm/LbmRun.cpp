@@ -47,7 +47,9 @@ bool wants(const std::vector<OutputFormat>& formats, OutputFormat f) {
 // Field files of one run: HDF5 + XDMF and, when built with VTK, .vti + .pvd.
 class FieldOutput {
  public:
-  FieldOutput(const LbmCase& c, const std::filesystem::path& dir) : case_(c) {
+  // Only the writing rank (`writer`) opens files; the others take part in the gathers.
+  FieldOutput(const LbmCase& c, const std::filesystem::path& dir, bool writer) : case_(c) {
+    if (!writer) return;
     io::GridGeometry grid;
     grid.cells = c.cells;
     grid.dimensions = c.dimensions;
@@ -58,22 +60,23 @@ class FieldOutput {
 #endif
   }
 
+  // Collective over the simulation's ranks: the fields are gathered on rank 0, which alone writes.
   void write(LbmSimulation& sim) {
     std::vector<double> rho, u, flags;
     sim.fields(rho, u);
+    const bool wantFlags = wants(case_.output.fields, FieldName::Flags);
+    if (wantFlags) sim.flagField(flags);
+    lastStep_ = sim.step();
+    if (!sim.comm().isRoot()) return;
     std::vector<io::FieldView> views;
     if (wants(case_.output.fields, FieldName::Density)) views.push_back({"density", 1, rho.data()});
     if (wants(case_.output.fields, FieldName::Velocity)) views.push_back({"velocity", 3, u.data()});
-    if (wants(case_.output.fields, FieldName::Flags)) {
-      flags.assign(sim.flags().begin(), sim.flags().end());
-      views.push_back({"flags", 1, flags.data()});
-    }
+    if (wantFlags) views.push_back({"flags", 1, flags.data()});
     const double time = static_cast<double>(sim.step());
     if (hdf5_) hdf5_->write(sim.step(), time, views);
 #if HOPSIM_WITH_VTK
     if (vtk_) vtk_->write(sim.step(), time, views);
 #endif
-    lastStep_ = sim.step();
   }
 
   long long lastStep() const { return lastStep_; }
@@ -110,6 +113,11 @@ void printParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& 
   if (norm(c.bodyForce) > 0)
     std::printf("  body force     [%g, %g, %g]\n", c.bodyForce[0], c.bodyForce[1], c.bodyForce[2]);
   std::printf("  backend        %s\n", simMut.backend().description().c_str());
+  if (const Decomposition* d = sim.decomposition()) {
+    const LbmPartition& p = sim.partition();
+    std::printf("  ranks          %d MPI ranks, process grid %d x %d x %d; rank 0 holds %lld x %lld x %lld cells\n",
+                d->size(), d->dims()[0], d->dims()[1], d->dims()[2], p.count[0], p.count[1], p.count[2]);
+  }
   std::printf("  steps          %lld\n", c.steps);
   if (writes)
     std::printf("  output         %s (fields every %d steps%s)\n", outDir.string().c_str(), c.output.every,
@@ -157,19 +165,24 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   std::optional<LbmSimulation> simHolder;
   {
     ScopedPhase t(timers, kOther);
-    simHolder.emplace(c, c.device.backend, c.device.kernels);
+    simHolder.emplace(c, c.device.backend, c.device.kernels, mpi::Comm::world());
   }
   LbmSimulation& sim = *simHolder;
   const std::filesystem::path outDir = c.output.dir;
   const bool writes = options.writeOutput;
-  if (!options.quiet) printParameters(c, sim, sim, doc.warnings(), outDir, writes);
+  // Every rank runs the same loop; rank 0 alone prints and writes files.
+  const bool root = sim.comm().isRoot();
+  const bool talk = !options.quiet && root;
+  if (talk) printParameters(c, sim, sim, doc.warnings(), outDir, writes);
 
   std::optional<FieldOutput> fields;
   std::optional<io::CsvSeries> observables, forces;
   if (writes) {
     ScopedPhase t(timers, kOutput);
-    io::ensureDirectory(outDir);
-    fields.emplace(c, outDir);
+    if (root) io::ensureDirectory(outDir);
+    fields.emplace(c, outDir, root);
+  }
+  if (writes && root) {
     observables.emplace(outDir / "observables.csv",
                         std::vector<std::string>{"step", "mass", "kinetic_energy", "max_speed"});
     if (c.output.forces.every > 0)
@@ -180,7 +193,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const auto& fr = c.output.forces;
   const double refLength = fr.refLength;
   const double cdScale = fr.refVelocity > 0 ? 2.0 / (fr.refDensity * fr.refVelocity * fr.refVelocity * refLength) : 0;
-  Progress progress(total, static_cast<double>(sim.cellCount()), "MLUPS", !options.quiet);
+  Progress progress(total, static_cast<double>(sim.cellCount()), "MLUPS", talk);
   int status = 0;
   long long lastGood = -1;
 
@@ -240,7 +253,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   }
   progress.finish(sim.step());
 
-  if (status == 3) {
+  if (status == 3 && root) {
     std::fprintf(stderr,
                  "error: the simulation became unstable (NaN) by step %lld; %s. Lower the velocities or raise tau "
                  "(viscosity), or refine the grid.\n",
@@ -252,8 +265,9 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const double updateTime = timers.seconds(kUpdate);
   const double mlups = updateTime > 0 ? static_cast<double>(sim.cellCount()) * sim.step() / updateTime / 1e6 : 0.0;
   timers.add(kOther, std::max(0.0, wall - timers.total()));
+  const double haloSeconds = sim.decomposed() ? sim.comm().allreduceMax(sim.haloSeconds()) : 0.0;
 
-  if (writes) {
+  if (writes && root) {
     ScopedPhase t(timers, kOutput);
     if (observables) observables->finish();
     if (forces) forces->finish();
@@ -269,15 +283,22 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     run["cells"] = sim.cellCount();
     run["status"] = status == 0 ? "completed" : "unstable";
     run["timings"] = {{"wall_seconds", wall}, {"mlups", mlups}};
+    if (const Decomposition* d = sim.decomposition()) {
+      run["ranks"] = d->size();
+      run["process_grid"] = d->dims();
+      run["timings"]["halo_exchange_seconds_max_rank"] = haloSeconds;
+    }
     for (const auto& [name, secs] : timers.table()) run["timings"]["phases"][name] = secs;
     io::writeRunJson(outDir / "run.json", run);
   }
 
-  if (!options.quiet) {
+  if (talk) {
     std::printf("done: %lld steps in %s, %.1f MLUPS (%.3g cell updates)\n", sim.step(), formatDuration(wall).c_str(),
                 mlups, static_cast<double>(sim.cellCount()) * sim.step());
     for (const auto& [name, secs] : timers.table())
       std::printf("  %-28s %9.3f s  %5.1f%%\n", name.c_str(), secs, wall > 0 ? 100.0 * secs / wall : 0.0);
+    if (sim.decomposed())
+      std::printf("  of which halo exchange       %9.3f s  (slowest rank)\n", haloSeconds);
     if (writes) std::printf("output in %s (open fields.xmf in ParaView)\n", outDir.string().c_str());
   }
   return status;

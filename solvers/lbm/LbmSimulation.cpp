@@ -1,6 +1,7 @@
 // Builds a lattice Boltzmann state from a case: flags from obstacle shapes, initial fields, face parameters.
 #include "solvers/lbm/LbmSimulation.h"
 
+#include <chrono>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -47,35 +48,70 @@ FaceType faceType(BoundaryType b) {
   return kFacePeriodic;
 }
 
-}  // namespace
 
-std::vector<std::uint8_t> buildFlags(const LbmCase& c) {
-  const long long nx = c.cells[0], ny = c.cells[1], nz = c.cells[2];
-  std::vector<std::uint8_t> flags(static_cast<std::size_t>(nx * ny * nz), kFluid);
-  if (c.obstacles.size() > static_cast<std::size_t>(kMaxObstacles))
-    throw std::runtime_error("too many obstacles (at most 253)");
-  for (long long z = 0; z < nz; ++z)
-    for (long long y = 0; y < ny; ++y)
-      for (long long x = 0; x < nx; ++x) {
-        const Vec3 centre{x + 0.5, y + 0.5, z + 0.5};
-        for (std::size_t k = 0; k < c.obstacles.size(); ++k)
-          if (inside(c.obstacles[k], centre, c.dimensions)) {
-            flags[(z * ny + y) * nx + x] = static_cast<std::uint8_t>(kObstacleBase + k);
-            break;
-          }
-      }
-  return flags;
+// The flag of the cell at global coordinates (x, y, z).
+std::uint8_t flagAt(const LbmCase& c, long long x, long long y, long long z) {
+  const Vec3 centre{x + 0.5, y + 0.5, z + 0.5};
+  for (std::size_t k = 0; k < c.obstacles.size(); ++k)
+    if (inside(c.obstacles[k], centre, c.dimensions)) return static_cast<std::uint8_t>(kObstacleBase + k);
+  return kFluid;
 }
 
-LbmSetup buildSetup(const LbmCase& c) {
-  LbmSetup s{c.lattice, c.precision, {}, buildFlags(c), {}, {}, static_cast<int>(c.obstacles.size())};
-  DomainParams<double>& d = s.domain;
+// Global coordinate of local coordinate i along an axis of a part: ghosts beyond a periodic end wrap around.
+long long globalCoord(const LbmCase& c, const LbmPartition& part, int axis, long long i) {
+  const long long n = c.cells[axis];
+  const long long g = part.first[axis] - part.ghost[2 * axis] + i;
+  return ((g % n) + n) % n;
+}
+
+}  // namespace
+
+LbmPartition wholeDomain(const LbmCase& c) {
+  LbmPartition p;
+  p.count = c.cells;
+  return p;
+}
+
+LbmPartition partitionOf(const LbmCase& c, const Decomposition& d) {
+  LbmPartition p;
   for (int a = 0; a < 3; ++a) {
-    d.n[a] = static_cast<int>(c.cells[a]);
+    const auto [first, last] = d.cellRange(a, c.cells[a]);
+    p.first[a] = first;
+    p.count[a] = last - first;
+    for (int side = 0; side < 2; ++side) {
+      int offset[3] = {0, 0, 0};
+      offset[a] = side ? 1 : -1;
+      const int r = d.dims()[a] > 1 ? d.neighbor(offset[0], offset[1], offset[2]) : mpi::kNoRank;
+      p.neighbor[2 * a + side] = r;
+      p.ghost[2 * a + side] = r == mpi::kNoRank ? 0 : 1;
+    }
+  }
+  return p;
+}
+
+std::vector<std::uint8_t> buildFlags(const LbmCase& c) {
+  if (c.obstacles.size() > static_cast<std::size_t>(kMaxObstacles))
+    throw std::runtime_error("too many obstacles (at most 253)");
+  return buildSetup(c).flags;
+}
+
+LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part) {
+  if (c.obstacles.size() > static_cast<std::size_t>(kMaxObstacles))
+    throw std::runtime_error("too many obstacles (at most 253)");
+  LbmSetup s{c.lattice, c.precision, {}, {}, {}, {}, static_cast<int>(c.obstacles.size())};
+  DomainParams<double>& d = s.domain;
+  long long n[3];
+  for (int a = 0; a < 3; ++a) {
+    n[a] = part.count[a] + part.ghost[2 * a] + part.ghost[2 * a + 1];
+    d.n[a] = static_cast<int>(n[a]);
     d.periodic[a] = c.periodic[a] ? 1 : 0;
+    d.ghost[2 * a] = part.ghost[2 * a];
+    d.ghost[2 * a + 1] = part.ghost[2 * a + 1];
+    d.origin[a] = static_cast<int>(part.first[a] - part.ghost[2 * a]);
+    d.global[a] = static_cast<int>(c.cells[a]);
     d.collision.force[a] = c.bodyForce[a];
   }
-  d.cells = c.cells[0] * c.cells[1] * c.cells[2];
+  d.cells = n[0] * n[1] * n[2];
   d.collision.omega = 1.0 / c.tau;
   d.collision.trt = c.collision == CollisionModel::TRT ? 1 : 0;
   d.collision.omegaMinus = d.collision.trt ? trtOmegaMinus(d.collision.omega, c.trtMagic) : d.collision.omega;
@@ -85,21 +121,26 @@ LbmSetup buildSetup(const LbmCase& c) {
     d.face[f].parabolic = b.profile == InletProfile::Parabolic ? 1 : 0;
     d.face[f].rho = b.density;
     for (int a = 0; a < 3; ++a) d.face[f].u[a] = b.velocity[a];
+    // Inlet and outlet ghost nodes read whole cells next to their face, which may be ghost cells of a split axis.
+    const bool open = !c.periodic[f / 2] && (b.type == BoundaryType::VelocityInlet || b.type == BoundaryType::PressureOutlet);
+    if (open && d.hasGhosts()) s.haloAllPopulations = true;
   }
 
-  const long long n = d.cells;
-  s.density.assign(n, c.initial.density);
-  s.velocity.assign(3 * n, 0.0);
+  s.flags.resize(static_cast<std::size_t>(d.cells));
+  s.density.assign(d.cells, c.initial.density);
+  s.velocity.assign(3 * d.cells, 0.0);
   const double pi = std::numbers::pi;
-  for (long long z = 0; z < c.cells[2]; ++z)
-    for (long long y = 0; y < c.cells[1]; ++y)
-      for (long long x = 0; x < c.cells[0]; ++x) {
-        const long long i = (z * c.cells[1] + y) * c.cells[0] + x;
+  for (long long z = 0; z < n[2]; ++z)
+    for (long long y = 0; y < n[1]; ++y)
+      for (long long x = 0; x < n[0]; ++x) {
+        const long long i = (z * n[1] + y) * n[0] + x;
+        const long long gx = globalCoord(c, part, 0, x), gy = globalCoord(c, part, 1, y), gz = globalCoord(c, part, 2, z);
+        s.flags[i] = flagAt(c, gx, gy, gz);
         if (c.initial.taylorGreenU0) {
           // 2D Taylor-Green vortex at cell centres; the pressure field p = rho/3 balances the vortex.
           const double u0 = *c.initial.taylorGreenU0;
           const double kx = 2 * pi / c.cells[0], ky = 2 * pi / c.cells[1];
-          const double px = x + 0.5, py = y + 0.5;
+          const double px = gx + 0.5, py = gy + 0.5;
           s.velocity[3 * i + 0] = -u0 * std::sqrt(ky / kx) * std::cos(kx * px) * std::sin(ky * py);
           s.velocity[3 * i + 1] = u0 * std::sqrt(kx / ky) * std::sin(kx * px) * std::cos(ky * py);
           const double dp = -0.25 * u0 * u0 * ((ky / kx) * std::cos(2 * kx * px) + (kx / ky) * std::cos(2 * ky * py));
@@ -116,21 +157,127 @@ Backend resolveBackend(Backend requested) {
   return cudaDeviceCount() > 0 ? Backend::Cuda : Backend::Cpu;
 }
 
-LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant kernels)
-    : case_(c), backendKind_(resolveBackend(backend)) {
-  LbmSetup setup = buildSetup(c);
-  flags_ = setup.flags;
-  for (auto f : flags_) fluidCells_ += f == kFluid ? 1 : 0;
-  if (backendKind_ == Backend::Cuda)
-    backend_ = makeCudaBackend(setup, kernels, c.device.gpu < 0 ? 0 : c.device.gpu);
-  else
+LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant kernels, const mpi::Comm& comm)
+    : case_(c), backendKind_(resolveBackend(backend)), comm_(comm) {
+  part_ = wholeDomain(c);
+  if (comm_.size() > 1) {
+    const Decomposition::Real3 length{double(c.cells[0]), double(c.cells[1]), double(c.cells[2])};
+    try {
+      decomposition_.emplace(comm_, Decomposition::Real3{0, 0, 0}, length,
+                             Decomposition::Bool3{c.periodic[0], c.periodic[1], c.periodic[2]}, c.device.ranks, 1.0);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("cannot split this domain over the MPI ranks: ") + e.what());
+    }
+    part_ = partitionOf(c, *decomposition_);
+  }
+  LbmSetup setup = buildSetup(c, part_);
+  // The halo exchange moves planes of the current population array, which only the two-lattice layout keeps whole.
+  if (decomposed()) setup.layout = StreamingLayout::TwoLattice;
+  ownedFlags_.reserve(static_cast<std::size_t>(part_.ownedCells()));
+  const DomainParams<double>& d = setup.domain;
+  for (int z = d.ownLo(2); z < d.ownHi(2); ++z)
+    for (int y = d.ownLo(1); y < d.ownHi(1); ++y)
+      for (int x = d.ownLo(0); x < d.ownHi(0); ++x) ownedFlags_.push_back(setup.flags[d.index(x, y, z)]);
+  long long fluid = 0;
+  for (auto f : ownedFlags_) fluid += f == kFluid ? 1 : 0;
+  fluidCells_ = decomposed() ? comm_.allreduceSum(fluid) : fluid;
+  if (backendKind_ == Backend::Cuda) {
+    int gpu = c.device.gpu;
+    if (gpu < 0) gpu = decomposed() ? decomposition_->gpu(cudaDeviceCount()) : 0;
+    backend_ = makeCudaBackend(setup, kernels, gpu);
+  } else {
     backend_ = makeCpuBackend(setup);
+  }
 }
 
 void LbmSimulation::advance(long long steps, bool forcesOnLastStep) {
   if (steps <= 0) return;
-  backend_->advance(steps, forcesOnLastStep);
+  if (!decomposed()) {
+    backend_->advance(steps, forcesOnLastStep);
+  } else {
+    for (long long s = 0; s < steps; ++s) {
+      exchangeHalo();
+      backend_->advance(1, forcesOnLastStep && s == steps - 1);
+    }
+  }
   step_ += steps;
+}
+
+void LbmSimulation::exchangeHalo() {
+  if (!decomposed()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  // Axis by axis, x then y then z: each axis's planes include the ghost cells filled by the axes before it, which
+  // carries edge and corner populations on to the diagonal neighbours (see kernels/lbm/Halo.h).
+  for (int a = 0; a < 3; ++a) {
+    const int lo = 2 * a, hi = 2 * a + 1;
+    if (!part_.ghost[lo] && !part_.ghost[hi]) continue;
+    const std::span<std::byte> none;
+    // Towards +a: my plus plane goes to the rank beyond it; the rank beyond my minus face sends me its plus plane.
+    comm_.sendrecvBytes(part_.ghost[hi] ? backend_->packHalo(hi) : std::span<const std::byte>(), part_.neighbor[hi],
+                        part_.ghost[lo] ? backend_->haloInbox(lo) : none, part_.neighbor[lo], 100 + lo);
+    comm_.sendrecvBytes(part_.ghost[lo] ? backend_->packHalo(lo) : std::span<const std::byte>(), part_.neighbor[lo],
+                        part_.ghost[hi] ? backend_->haloInbox(hi) : none, part_.neighbor[hi], 100 + hi);
+    if (part_.ghost[lo]) backend_->unpackHalo(lo);
+    if (part_.ghost[hi]) backend_->unpackHalo(hi);
+  }
+  haloSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::vector<double> LbmSimulation::gatherOwned(const std::vector<double>& local, int components) const {
+  if (!decomposed()) return local;
+  std::vector<double> all = comm_.gather(local, 0);
+  if (!comm_.isRoot()) return {};
+  const auto& dims = decomposition_->dims();
+  const long long nx = case_.cells[0], ny = case_.cells[1];
+  std::vector<double> out(static_cast<std::size_t>(components * cellCount()));
+  std::size_t at = 0;
+  for (int r = 0; r < comm_.size(); ++r) {
+    const Decomposition::Int3 rc = decomposition_->coordsOf(r);
+    long long first[3], count[3];
+    for (int a = 0; a < 3; ++a) {
+      const auto [f, l] = Decomposition::splitRange(case_.cells[a], dims[a], rc[a]);
+      first[a] = f;
+      count[a] = l - f;
+    }
+    for (long long z = 0; z < count[2]; ++z)
+      for (long long y = 0; y < count[1]; ++y)
+        for (long long x = 0; x < count[0]; ++x) {
+          const long long g = ((first[2] + z) * ny + first[1] + y) * nx + first[0] + x;
+          for (int k = 0; k < components; ++k) out[components * g + k] = all[at++];
+        }
+  }
+  return out;
+}
+
+void LbmSimulation::fields(std::vector<double>& density, std::vector<double>& velocity) {
+  backend_->macroscopic(density, velocity);
+  if (!decomposed()) return;
+  density = gatherOwned(density, 1);
+  velocity = gatherOwned(velocity, 3);
+}
+
+void LbmSimulation::flagField(std::vector<double>& flags) {
+  flags.assign(ownedFlags_.begin(), ownedFlags_.end());
+  flags = gatherOwned(flags, 1);
+}
+
+Observables LbmSimulation::observables() {
+  Observables o = backend_->observables();
+  if (!decomposed()) return o;
+  // The fluid-cell count is exact in a double; mass is fluid cells + sum (rho - 1) as in the backends.
+  std::vector<double> sums{o.mass, o.kineticEnergy};
+  comm_.allreduceSum(sums);
+  return {sums[0], sums[1], comm_.allreduceMax(o.maxSpeed)};
+}
+
+std::vector<std::array<double, 3>> LbmSimulation::forces() {
+  std::vector<std::array<double, 3>> f = backend_->obstacleForces();
+  if (!decomposed()) return f;
+  std::vector<double> flat;
+  for (const auto& v : f) flat.insert(flat.end(), v.begin(), v.end());
+  comm_.allreduceSum(flat);
+  for (std::size_t k = 0; k < f.size(); ++k) f[k] = {flat[3 * k], flat[3 * k + 1], flat[3 * k + 2]};
+  return f;
 }
 
 long long LbmSimulation::cellCount() const { return case_.cells[0] * case_.cells[1] * case_.cells[2]; }

@@ -3,26 +3,50 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kernels/lbm/LbmBackend.h"
+#include "solvers/common/Decomposition.h"
+#include "solvers/common/Mpi.h"
 #include "solvers/lbm/LbmCase.h"
 
 namespace hopsim::lbm {
 
-// Cell flags of a case: fluid, or obstacle k (a cell is inside a shape when its centre is).
+// The part of a case's domain one rank holds: owned cells [first, first + count) in global coordinates, a ghost
+// layer one cell deep beyond each face shared with another rank, and that rank.
+struct LbmPartition {
+  std::array<long long, 3> first{0, 0, 0}, count{1, 1, 1};
+  std::array<int, 6> ghost{0, 0, 0, 0, 0, 0};
+  std::array<int, 6> neighbor{mpi::kNoRank, mpi::kNoRank, mpi::kNoRank, mpi::kNoRank, mpi::kNoRank, mpi::kNoRank};
+
+  long long ownedCells() const { return count[0] * count[1] * count[2]; }
+};
+
+// The whole domain as one part (one rank).
+LbmPartition wholeDomain(const LbmCase& c);
+// This rank's part of the domain on a process grid.
+LbmPartition partitionOf(const LbmCase& c, const Decomposition& d);
+
+// Cell flags of a case: fluid, or obstacle k (a cell is inside a shape when its centre is); the whole domain.
 std::vector<std::uint8_t> buildFlags(const LbmCase& c);
 
-// The backend-neutral setup of a case (domain and face parameters, flags, initial fields).
-LbmSetup buildSetup(const LbmCase& c);
+// The backend-neutral setup of a case (domain and face parameters, flags, initial fields) for one part of it:
+// the box of owned and ghost cells, evaluated at global coordinates (wrapped on periodic axes).
+LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part);
+inline LbmSetup buildSetup(const LbmCase& c) { return buildSetup(c, wholeDomain(c)); }
 
 // The backend a case runs on once `auto` is resolved: CUDA when built with it and a GPU is present.
 Backend resolveBackend(Backend requested);
 
+// A lattice Boltzmann simulation over the ranks of `comm`: one rank holds the whole domain; several split it on a
+// Cartesian process grid (device.ranks, or MPI_Dims_create) and exchange ghost planes before every step. Fields
+// are gathered on rank 0; observables and forces are reduced over all ranks.
 class LbmSimulation {
  public:
-  LbmSimulation(const LbmCase& c, Backend backend, KernelVariant kernels = KernelVariant::Auto);
+  LbmSimulation(const LbmCase& c, Backend backend, KernelVariant kernels = KernelVariant::Auto,
+                const mpi::Comm& comm = mpi::Comm::self());
 
   void advance(long long steps, bool forcesOnLastStep = false);
   long long step() const { return step_; }
@@ -30,21 +54,39 @@ class LbmSimulation {
   LbmBackend& backend() { return *backend_; }
   Backend backendKind() const { return backendKind_; }
 
-  // Density and velocity (3 per cell, x fastest) of the current state.
-  void fields(std::vector<double>& density, std::vector<double>& velocity) { backend_->macroscopic(density, velocity); }
-  Observables observables() { return backend_->observables(); }
-  std::vector<std::array<double, 3>> forces() { return backend_->obstacleForces(); }
+  // Density and velocity (3 per cell, x fastest) of the whole domain, on rank 0 (other ranks get empty vectors).
+  // Collective: every rank calls it.
+  void fields(std::vector<double>& density, std::vector<double>& velocity);
+  // Cell flags of the whole domain as numbers (0 fluid, 2 + k obstacle k), on rank 0; collective.
+  void flagField(std::vector<double>& flags);
+  Observables observables();
+  std::vector<std::array<double, 3>> forces();
   long long cellCount() const;
   long long fluidCellCount() const { return fluidCells_; }
-  const std::vector<std::uint8_t>& flags() const { return flags_; }
+
+  // Decomposed runs: the process grid, this rank's part, and the seconds spent exchanging halos so far.
+  bool decomposed() const { return decomposition_.has_value(); }
+  const Decomposition* decomposition() const { return decomposition_ ? &*decomposition_ : nullptr; }
+  const LbmPartition& partition() const { return part_; }
+  const mpi::Comm& comm() const { return comm_; }
+  double haloSeconds() const { return haloSeconds_; }
+  // Exchanges the ghost planes with the neighbouring ranks (advance() does it before every step).
+  void exchangeHalo();
 
  private:
+  // Rank 0 assembles every rank's owned block of `components` values per cell into the whole-domain array.
+  std::vector<double> gatherOwned(const std::vector<double>& local, int components) const;
+
   LbmCase case_;
   Backend backendKind_;
-  std::vector<std::uint8_t> flags_;
+  mpi::Comm comm_;
+  std::optional<Decomposition> decomposition_;
+  LbmPartition part_;
+  std::vector<std::uint8_t> ownedFlags_;
   long long fluidCells_ = 0;
   std::unique_ptr<LbmBackend> backend_;
   long long step_ = 0;
+  double haloSeconds_ = 0;
 };
 
 }  // namespace hopsim::lbm

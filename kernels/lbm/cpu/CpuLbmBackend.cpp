@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "kernels/lbm/Halo.h"
 #include "kernels/lbm/LbmBackend.h"
 #include "kernels/lbm/StreamCollide.h"
 
@@ -17,7 +18,8 @@ class CpuLbm final : public LbmBackend {
  public:
   explicit CpuLbm(const LbmSetup& s)
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles),
-        f_(static_cast<std::size_t>(L::Q) * s.domain.cells), g_(f_.size()), forces_(s.obstacles) {
+        f_(static_cast<std::size_t>(L::Q) * s.domain.cells), g_(f_.size()), forces_(s.obstacles),
+        haloAll_(s.haloAllPopulations) {
     const long long n = p_.cells;
     // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly.
 #pragma omp parallel for schedule(static)
@@ -44,17 +46,24 @@ class CpuLbm final : public LbmBackend {
 
   void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
     const long long n = p_.cells;
-    rho.assign(n, 1.0);
-    u.assign(3 * n, 0.0);
-#pragma omp parallel for schedule(static)
-    for (long long c = 0; c < n; ++c) {
-      if (flags_[c] != kFluid) continue;
-      T f[L::Q], r, v[3];
-      for (int i = 0; i < L::Q; ++i) f[i] = f_[i * n + c];
-      postCollisionMoments<L>(f, p_.collision.force, r, v);
-      rho[c] = r;
-      for (int a = 0; a < 3; ++a) u[3 * c + a] = v[a];
-    }
+    const int ox = p_.ownLo(0), oy = p_.ownLo(1), oz = p_.ownLo(2);
+    const int mx = p_.ownHi(0) - ox, my = p_.ownHi(1) - oy, mz = p_.ownHi(2) - oz;
+    const long long owned = static_cast<long long>(mx) * my * mz;
+    rho.assign(owned, 1.0);
+    u.assign(3 * owned, 0.0);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int z = 0; z < mz; ++z)
+      for (int y = 0; y < my; ++y)
+        for (int x = 0; x < mx; ++x) {
+          const long long c = p_.index(x + ox, y + oy, z + oz);
+          const long long o = (static_cast<long long>(z) * my + y) * mx + x;
+          if (flags_[c] != kFluid) continue;
+          T f[L::Q], r, v[3];
+          for (int i = 0; i < L::Q; ++i) f[i] = f_[i * n + c];
+          postCollisionMoments<L>(f, p_.collision.force, r, v);
+          rho[o] = r;
+          for (int a = 0; a < 3; ++a) u[3 * o + a] = v[a];
+        }
   }
 
   Observables observables() override {
@@ -63,7 +72,7 @@ class CpuLbm final : public LbmBackend {
     long long fluid = 0;
 #pragma omp parallel for schedule(static) reduction(+ : dmass, ke, fluid) reduction(max : vmax)
     for (long long c = 0; c < n; ++c) {
-      if (flags_[c] != kFluid) continue;
+      if (flags_[c] != kFluid || !ownsIndex(c)) continue;
       T f[L::Q], r, v[3];
       for (int i = 0; i < L::Q; ++i) f[i] = f_[i * n + c];
       postCollisionMoments<L>(f, p_.collision.force, r, v);
@@ -83,7 +92,49 @@ class CpuLbm final : public LbmBackend {
 
   double bytesPerCellUpdate() const override { return 2.0 * L::Q * sizeof(T); }
 
+  std::span<const std::byte> packHalo(int face) override {
+    const HaloPlane plane = haloPlane(p_, face, true);
+    int pops[L::Q];
+    const int count = haloPopulations<L>(face, true, haloAll_, pops);
+    std::vector<T>& out = outbox_[face];
+    out.resize(static_cast<std::size_t>(count * plane.cells()));
+    copyPlane(plane, pops, count, [&](std::size_t k, std::size_t slot) { out[k] = f_[slot]; });
+    return std::as_bytes(std::span<const T>(out));
+  }
+
+  std::span<std::byte> haloInbox(int face) override {
+    int pops[L::Q];
+    const int count = haloPopulations<L>(face, false, haloAll_, pops);
+    std::vector<T>& in = inbox_[face];
+    in.resize(static_cast<std::size_t>(count * haloPlane(p_, face, false).cells()));
+    return std::as_writable_bytes(std::span<T>(in));
+  }
+
+  void unpackHalo(int face) override {
+    const HaloPlane plane = haloPlane(p_, face, false);
+    int pops[L::Q];
+    const int count = haloPopulations<L>(face, false, haloAll_, pops);
+    const std::vector<T>& in = inbox_[face];
+    copyPlane(plane, pops, count, [&](std::size_t k, std::size_t slot) { f_[slot] = in[k]; });
+  }
+
  private:
+  // Calls move(k, slot) for each population of the plane: k indexes the buffer ([population][plane cell]), slot
+  // the current population array.
+  template <class Move>
+  void copyPlane(const HaloPlane& plane, const int* pops, int count, const Move& move) const {
+    const long long cells = plane.cells(), n = p_.cells;
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int k = 0; k < count; ++k)
+      for (long long j = 0; j < cells; ++j)
+        move(static_cast<std::size_t>(k * cells + j), static_cast<std::size_t>(pops[k] * n + plane.cell(p_, j)));
+  }
+
+  bool ownsIndex(long long c) const {
+    const long long nx = p_.n[0], ny = p_.n[1];
+    return p_.owns(static_cast<int>(c % nx), static_cast<int>((c / nx) % ny), static_cast<int>(c / (nx * ny)));
+  }
+
   template <bool Forces>
   void step() {
     const long long n = p_.cells;
@@ -91,7 +142,7 @@ class CpuLbm final : public LbmBackend {
     T* out = g_.data();
     const std::uint8_t* flags = flags_.data();
     const auto load = [in, n](int i, long long c) { return in[i * n + c]; };
-    const int nx = p_.n[0], ny = p_.n[1], nz = p_.n[2];
+    const int x0 = p_.ownLo(0), x1 = p_.ownHi(0), y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
     const int nob = obstacles_;
     std::vector<double> total(Forces ? 3 * nob : 0, 0.0);
 #pragma omp parallel
@@ -103,9 +154,9 @@ class CpuLbm final : public LbmBackend {
         local[3 * ob + 2] -= double(L::c(i, 2)) * m;
       };
 #pragma omp for collapse(2) schedule(static)
-      for (int z = 0; z < nz; ++z)
-        for (int y = 0; y < ny; ++y)
-          for (int x = 0; x < nx; ++x) {
+      for (int z = z0; z < z1; ++z)
+        for (int y = y0; y < y1; ++y)
+          for (int x = x0; x < x1; ++x) {
             const long long c = p_.index(x, y, z);
             if (flags[c] != kFluid) continue;
             T f[L::Q];
@@ -129,6 +180,8 @@ class CpuLbm final : public LbmBackend {
   int obstacles_;
   std::vector<T> f_, g_;
   std::vector<std::array<double, 3>> forces_;
+  bool haloAll_;
+  std::vector<T> outbox_[6], inbox_[6];
 };
 
 template <class T>

@@ -1,0 +1,163 @@
+// Decomposed LBM against the one-rank run of the same case: fields bitwise equal on every process grid the ranks
+// at hand allow (2D and 3D, periodic axes, walls, a moving wall, inlet and outlet, an obstacle spanning ranks),
+// observables and obstacle forces equal to round-off of the order of summation.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "CatchCompat.h"
+#include "io/CaseReader.h"
+#include "io/LbmCaseParser.h"
+#include "solvers/common/Mpi.h"
+#include "solvers/lbm/LbmSimulation.h"
+
+namespace lbm = hopsim::lbm;
+namespace mpi = hopsim::mpi;
+
+namespace {
+
+struct Case {
+  const char* name;
+  int dimensions;
+  std::string yaml;  // without device.ranks
+  long long steps;
+};
+
+std::vector<Case> cases() {
+  return {
+      {"2D D2Q9 channel: periodic x, wall and moving wall, body force, circle", 2,
+       "solver: lbm\nlattice: D2Q9\nprecision: double\ndomain: {cells: [48, 36], periodic: [x]}\n"
+       "fluid: {viscosity: 0.05}\nbody_force: [1e-5, 0]\nboundaries:\n  y-: {type: wall}\n"
+       "  y+: {type: moving_wall, velocity: [0.04, 0]}\n"
+       "obstacles:\n  - {name: c, shape: circle, center: [24.3, 17.6], radius: 7}\n",
+       120},
+      {"2D D2Q9 TRT single: parabolic inlet, pressure outlet, walls, circle", 2,
+       "solver: lbm\nlattice: D2Q9\nprecision: single\ncollision: {model: trt}\ndomain: {cells: [40, 26]}\n"
+       "fluid: {viscosity: 0.04}\nboundaries:\n  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
+       "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: wall}\n"
+       "obstacles:\n  - {name: c, shape: circle, center: [14, 12.7], radius: 5}\n",
+       100},
+      {"3D D3Q19 TRT: periodic x and z, walls in y, body force, sphere", 3,
+       "solver: lbm\nlattice: D3Q19\nprecision: double\ncollision: {model: trt}\ndomain: {cells: [20, 18, 16], periodic: [x, z]}\n"
+       "fluid: {viscosity: 0.05}\nbody_force: [2e-5, 0, 1e-5]\nboundaries:\n  y-: {type: wall}\n"
+       "  y+: {type: wall}\nobstacles:\n  - {name: s, shape: sphere, center: [10.2, 8.7, 8.1], radius: 4}\n",
+       60},
+      {"3D D3Q27 duct: parabolic inlet, outlet, walls, lid, box obstacle", 3,
+       "solver: lbm\nlattice: D3Q27\nprecision: double\ndomain: {cells: [20, 12, 12]}\nfluid: {viscosity: 0.05}\n"
+       "boundaries:\n  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.04, 0, 0]}\n"
+       "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: wall}\n  z-: {type: wall}\n"
+       "  z+: {type: moving_wall, velocity: [0.02, 0.01, 0]}\n"
+       "obstacles:\n  - {name: b, shape: box, min: [7, 3, 4], max: [11, 8, 9]}\n",
+       50},
+  };
+}
+
+lbm::LbmCase parse(const std::string& yaml, const std::array<int, 3>& ranks) {
+  std::string text = yaml + "run: {steps: 1}\ndevice: {backend: cpu";
+  if (ranks[0] > 0)
+    text += ", ranks: [" + std::to_string(ranks[0]) + ", " + std::to_string(ranks[1]) + ", " +
+            std::to_string(ranks[2]) + "]";
+  text += "}\n";
+  return hopsim::io::parseLbmCase(hopsim::io::CaseDocument::fromString(text, "case.yaml"));
+}
+
+// MPI_Dims_create's grid (0) and every explicit grid of n ranks over the case's axes.
+std::vector<std::array<int, 3>> gridsFor(int n, int dimensions) {
+  std::vector<std::array<int, 3>> grids{{0, 0, 0}};
+  for (int a = 1; a <= n; ++a)
+    for (int b = 1; a * b <= n; ++b)
+      if (n % (a * b) == 0) {
+        const int c = n / (a * b);
+        if (dimensions == 2 && c != 1) continue;
+        grids.push_back({a, b, c});
+      }
+  return grids;
+}
+
+double largestDifference(const std::vector<double>& a, const std::vector<double>& b) {
+  double worst = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::abs(a[k] - b[k]));
+  return worst;
+}
+
+double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
+
+}  // namespace
+
+TEST_CASE("decomposed LBM fields equal one-rank fields bitwise on every process grid", "[mpi][lbm]") {
+  for (const Case& k : cases()) {
+    INFO(k.name);
+    // The one-rank reference, run by every rank on its own; device.ranks does not change it.
+    lbm::LbmSimulation ref(parse(k.yaml, {0, 0, 0}), hopsim::Backend::Cpu);
+    ref.advance(k.steps - 1);
+    ref.advance(1, true);
+    std::vector<double> refRho, refU;
+    ref.fields(refRho, refU);
+    const lbm::Observables refObs = ref.observables();
+    const auto refForces = ref.forces();
+
+    for (const auto& grid : gridsFor(mpi::size(), k.dimensions)) {
+      INFO("grid " << grid[0] << " " << grid[1] << " " << grid[2] << " on " << mpi::size() << " ranks");
+      lbm::LbmSimulation run(parse(k.yaml, grid), hopsim::Backend::Cpu, hopsim::KernelVariant::Auto,
+                             mpi::Comm::world());
+      CHECK(run.decomposed() == (mpi::size() > 1));
+      run.advance(k.steps - 1);
+      run.advance(1, true);
+      std::vector<double> rho, u;
+      run.fields(rho, u);
+      const lbm::Observables obs = run.observables();
+      const auto forces = run.forces();
+      // Reductions sum in another order than one rank does: equal to round-off, not bitwise.
+      CHECK(relative(obs.mass, refObs.mass) <= 1e-13);
+      CHECK(relative(obs.kineticEnergy, refObs.kineticEnergy) <= 1e-10);
+      CHECK(obs.maxSpeed == refObs.maxSpeed);
+      REQUIRE(forces.size() == refForces.size());
+      for (std::size_t ob = 0; ob < forces.size(); ++ob)
+        for (int a = 0; a < 3; ++a)
+          CHECK(std::abs(forces[ob][a] - refForces[ob][a]) <= 1e-10 * (std::abs(refForces[ob][0]) + 1e-12));
+      if (mpi::isRoot()) {
+        // Root-only checks use CHECK: a REQUIRE would leave the other ranks waiting in the next collective.
+        CHECK(rho.size() == refRho.size());
+        CHECK(u.size() == refU.size());
+        if (rho.size() == refRho.size() && u.size() == refU.size()) {
+          const double dr = largestDifference(rho, refRho), du = largestDifference(u, refU);
+          CHECK(dr == 0.0);
+          CHECK(du == 0.0);
+          std::printf("  %d ranks, grid %s[%d %d %d], %s: max |drho| %.3g, max |du| %.3g, |dF| %.3g\n", mpi::size(),
+                      grid[0] ? "" : "auto ", run.decomposition() ? run.decomposition()->dims()[0] : 1,
+                      run.decomposition() ? run.decomposition()->dims()[1] : 1,
+                      run.decomposition() ? run.decomposition()->dims()[2] : 1, k.name, dr, du,
+                      forces.empty() ? 0.0 : std::abs(forces[0][0] - refForces[0][0]));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("a grid that does not fit the ranks or the domain is a clear error", "[mpi][lbm]") {
+  if (mpi::size() < 2) return;
+  const std::string yaml = cases()[0].yaml;
+  // Twice the ranks this run has along x.
+  try {
+    lbm::LbmSimulation run(parse(yaml, {2 * mpi::size(), 1, 1}), hopsim::Backend::Cpu, hopsim::KernelVariant::Auto,
+                           mpi::Comm::world());
+    FAIL("expected an error");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()).find("device.ranks") != std::string::npos);
+  }
+  // More ranks along y than a domain 2 cells tall has cells (where there are 3 ranks or more).
+  if (mpi::size() >= 3) {
+    const std::string thin = "solver: lbm\nlattice: D2Q9\nprecision: double\ndomain: {cells: [8, 2], periodic: [x, y]}\n"
+                             "fluid: {viscosity: 0.05}\n";
+    try {
+      lbm::LbmSimulation run(parse(thin, {1, mpi::size(), 1}), hopsim::Backend::Cpu, hopsim::KernelVariant::Auto,
+                             mpi::Comm::world());
+      FAIL("expected an error");
+    } catch (const std::exception& e) {
+      CHECK(std::string(e.what()).find("less than") != std::string::npos);
+    }
+  }
+}
