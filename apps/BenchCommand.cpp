@@ -6,6 +6,7 @@
 #include "io/AtomicFile.h"
 #include "io/CaseReader.h"
 #include "io/LbmCaseParser.h"
+#include "solvers/common/Mpi.h"
 #include "solvers/lbm/LbmBench.h"
 #include "solvers/lbm/LbmRun.h"
 #include "solvers/md/MdBench.h"
@@ -45,6 +46,8 @@ int benchCommand(const BenchArgs& args, const RunOptions& options) {
       result = benchLbm(io::parseLbmCase(doc), args, options);
     }
   }
+  // Under mpiexec every rank took part; rank 0 reports.
+  if (!mpi::isRoot()) return 0;
   const std::string text = result.dump(2) + "\n";
   std::fputs(text.c_str(), stdout);
   if (!args.json.empty()) io::writeFileAtomic(args.json, text);

@@ -74,6 +74,9 @@ class LbmBackend {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
+  // Waits until the work queued by advance() and unpackHalo() is done (GPU backends; the CPU's is done on return).
+  virtual void finish() {}
+
   // Halo exchange of a decomposed run (domain.ghost set; see kernels/lbm/Halo.h for what crosses a face). The
   // buffers belong to the backend (pinned host memory on a GPU) so that MPI sends and receives them in place.
   // packHalo(face) fills and returns the outgoing data of `face`; the neighbour's data for the ghost plane beyond

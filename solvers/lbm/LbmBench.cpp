@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <stdexcept>
 
 #include "kernels/common/CopyBandwidth.h"
 #include "kernels/common/DeviceInfo.h"
+#include "solvers/common/Mpi.h"
 #include "solvers/lbm/LbmSimulation.h"
 
 namespace hopsim::lbm {
@@ -42,6 +44,103 @@ nlohmann::json caseJson(const LbmCase& c) {
           {"tau", c.tau},
           {"obstacles", c.obstacles.size()},
           {"source", c.sourceFile}};
+}
+
+// min / avg / max over ranks of one per-rank figure (every rank passes its own; all get the answer).
+nlohmann::json overRanks(const mpi::Comm& comm, double v) {
+  const double sum = comm.allreduceSum(v);
+  return {{"min", -comm.allreduceMax(-v)}, {"avg", sum / comm.size()}, {"max", comm.allreduceMax(v)}};
+}
+
+// The case split over the ranks of `comm` (one GPU each, or shared): every rank times the same steps between
+// barriers; the aggregate counts all cells over the slowest rank's time. Per rank: cells, MLUPS of its own cells,
+// time in the halo exchange (packing, MPI, unpacking: not overlapped with the update); LAMMPS-style
+// min/avg/max tables of the update and exchange times show the load imbalance.
+nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mpi::Comm& comm, KernelVariant variant,
+                               const std::string& layoutName) {
+  nlohmann::json r = {{"kernels", toString(variant)}, {"layout_requested", layoutName}};
+  if (layoutName != "auto" && layoutName != "two-lattice")
+    throw std::runtime_error("a decomposed run uses the two-lattice layout (requested " + layoutName + ")");
+  LbmSimulation sim(c, c.device.backend, variant, comm);
+  const double cells = static_cast<double>(c.cells[0] * c.cells[1] * c.cells[2]);
+  const double ownCells = static_cast<double>(sim.partition().ownedCells());
+  const bool gpu = sim.backendKind() == Backend::Cuda;
+  const auto timed = [&](long long steps, double& halo) {
+    comm.barrier();
+    const double halo0 = sim.haloSeconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    sim.advance(steps);
+    sim.backend().finish();
+    const double local = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    halo = sim.haloSeconds() - halo0;
+    return local;
+  };
+  double halo = 0;
+  const long long warm = gpu ? 20 : 2;
+  const double warmSeconds = comm.allreduceMax(timed(warm, halo));
+  const double perStep = std::max(1e-9, warmSeconds / static_cast<double>(warm));
+  const long long steps = o.steps > 0 ? o.steps : std::max<long long>(gpu ? 20 : 3, std::llround(0.5 / perStep));
+  std::vector<double> mlups, local, halos;
+  for (int k = 0; k < std::max(1, o.repeats); ++k) {
+    const double mine = timed(steps, halo);
+    const double slowest = comm.allreduceMax(mine);
+    mlups.push_back(cells * static_cast<double>(steps) / slowest / 1e6);
+    local.push_back(mine);
+    halos.push_back(halo);
+  }
+  // This rank's median repeat (by its own time) for the per-rank tables.
+  std::vector<std::size_t> order(local.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return local[a] < local[b]; });
+  const std::size_t mid = order[order.size() / 2];
+  const double total = local[mid], exchange = halos[mid], update = total - exchange;
+  const Observables obs = sim.observables();
+  if (!std::isfinite(obs.mass) || !std::isfinite(obs.kineticEnergy))
+    throw std::runtime_error("the benchmark run became unstable (non-finite mass or energy)");
+  const std::vector<double> mine{static_cast<double>(comm.rank()), ownCells, ownCells * steps / total / 1e6, update,
+                                 exchange};
+  const std::vector<double> all = comm.gather(mine, 0);
+  nlohmann::json perRank = nlohmann::json::array();
+  for (std::size_t k = 0; k + 4 < all.size(); k += mine.size())
+    perRank.push_back({{"rank", static_cast<int>(all[k])}, {"cells", all[k + 1]}, {"mlups", all[k + 2]},
+                       {"update_seconds", all[k + 3]}, {"halo_seconds", all[k + 4]}});
+  const Decomposition& d = *sim.decomposition();
+  const double bytes = sim.backend().bytesPerCellUpdate();
+  const nlohmann::json m = spread(mlups);
+  r["layout"] = sim.backend().layout();
+  r["description"] = sim.backend().description();
+  r["lattice"] = toString(c.lattice);
+  r["precision"] = toString(c.precision);
+  r["domain"] = c.cells;
+  r["cells"] = cells;
+  r["steps"] = steps;
+  r["repeats"] = mlups.size();
+  r["warmup_steps"] = warm;
+  r["mlups"] = m;
+  r["steps_per_second"] = m["median"].get<double>() * 1e6 / cells;
+  r["bytes_per_cell_step"] = bytes;
+  r["effective_bandwidth_gbs"] = m["median"].get<double>() * 1e6 * bytes / 1e9;
+  r["final_mass"] = obs.mass;
+  r["ranks"] = comm.size();
+  r["process_grid"] = d.dims();
+  r["per_rank"] = perRank;
+  r["seconds_over_ranks"] = {{"update", overRanks(comm, update / steps)},
+                             {"halo_exchange", overRanks(comm, exchange / steps)},
+                             {"unit", "seconds per step, median repeat of each rank"}};
+  r["halo_fraction_of_step"] = comm.allreduceMax(exchange) / comm.allreduceMax(total);
+  if (comm.isRoot()) {
+    // The LAMMPS-style breakdown for the terminal (stderr: stdout carries the JSON).
+    const auto& t = r["seconds_over_ranks"];
+    std::fprintf(stderr, "%d ranks, grid %d x %d x %d, %s: %.1f MLUPS aggregate (median of %zu)\n", comm.size(),
+                 d.dims()[0], d.dims()[1], d.dims()[2], toString(c.lattice), m["median"].get<double>(), mlups.size());
+    std::fprintf(stderr, "%-14s | %12s | %12s | %12s | %%varavg\n", "per step", "min (s)", "avg (s)", "max (s)");
+    for (const char* section : {"update", "halo_exchange"}) {
+      const double lo = t[section]["min"], avg = t[section]["avg"], hi = t[section]["max"];
+      std::fprintf(stderr, "%-14s | %12.6g | %12.6g | %12.6g | %6.1f\n", section, lo, avg, hi,
+                   avg > 0 ? 100.0 * (hi - avg) / avg : 0.0);
+    }
+  }
+  return r;
 }
 
 }  // namespace
@@ -92,8 +191,12 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
                      {"l2_bytes", g.l2Bytes},
                      {"driver_version", g.driverVersion},
                      {"runtime_version", g.runtimeVersion}};
-    // Measured before the lattice is allocated, so the copy buffers have room; 4 GiB, far beyond L2.
-    if (const auto bw = measureCopyBandwidth(device, std::size_t(4) << 30, 9)) {
+    // Measured before the lattice is allocated, so the copy buffers have room; 4 GiB, far beyond L2. With several
+    // ranks (which may share a GPU) rank 0 alone measures its GPU while the others wait.
+    const mpi::Comm world = mpi::Comm::world();
+    const auto bw = world.isRoot() ? measureCopyBandwidth(device, std::size_t(4) << 30, 9) : std::nullopt;
+    world.barrier();
+    if (bw) {
       out["copy_bandwidth_gbs"] = bw->medianGBs;
       out["copy_bandwidth"] = {{"median_gbs", bw->medianGBs}, {"min_gbs", bw->minGBs}, {"max_gbs", bw->maxGBs},
                                {"bytes_per_buffer", bw->bytes}, {"repeats", bw->repeats},
@@ -107,7 +210,18 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
   const int repeats = std::max(1, o.repeats);
   nlohmann::json runs = nlohmann::json::array();
   int succeeded = 0;
-  for (const KernelVariant variant : variants) {
+  const mpi::Comm world = mpi::Comm::world();
+  if (world.size() > 1) {
+    out["copy_bandwidth_note"] = "rank 0's GPU; aggregate figures are not divided by it (ranks may share a GPU)";
+    // Several ranks: the decomposed run, every rank in every step (an error on one rank is an error on all, as
+    // they all build the same case).
+    for (const KernelVariant variant : variants)
+      for (const std::string& layoutName : layouts) {
+        runs.push_back(benchDecomposed(c, o, world, variant, layoutName));
+        ++succeeded;
+      }
+  }
+  for (const KernelVariant variant : world.size() > 1 ? std::vector<KernelVariant>{} : variants) {
     for (const std::string& layoutName : layouts) {
       nlohmann::json r = {{"kernels", gpu ? toString(variant) : "cpu"}, {"layout_requested", layoutName}};
       try {

@@ -13,6 +13,7 @@
 
 #include "kernels/common/DeviceBuffer.cuh"
 #include "kernels/lbm/cuda/CudaLbmFactory.h"
+#include "kernels/lbm/cuda/HaloKernels.cuh"
 #include "kernels/lbm/cuda/LbmKernels.cuh"
 
 namespace hopsim::lbm {
@@ -25,7 +26,9 @@ class CudaLbm final : public LbmBackend {
  public:
   CudaLbm(const LbmSetup& s, const CudaLbmOptions& o)
       : p_(convertDomain<T>(s.domain)), options_(o), obstacles_(s.obstacles),
-        inPlace_(o.layout == StreamingLayout::InPlace) {
+        inPlace_(o.layout == StreamingLayout::InPlace), haloAll_(s.haloAllPopulations) {
+    if (inPlace_ && p_.hasGhosts())
+      throw std::logic_error("a decomposed domain needs the two-lattice layout (halo planes of one current array)");
     selectDevice();
     const long long n = p_.cells;
     wide_ = static_cast<unsigned long long>(L::Q) * static_cast<unsigned long long>(n) > 0xFFFFFFFFull;
@@ -49,6 +52,7 @@ class CudaLbm final : public LbmBackend {
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(flags_.get(), s.flags.data(), n, cudaMemcpyHostToDevice, stream_.get()));
     if (wide_) classify<unsigned long long>();
     else classify<unsigned>();
+    if (p_.hasGhosts()) excludeGhosts(s);
     listBoundaryCells();
     initialise(s);
     stream_.synchronize();
@@ -99,8 +103,24 @@ class CudaLbm final : public LbmBackend {
     if (wide_) launchFields<unsigned long long>();
     else launchFields<unsigned>();
     stream_.synchronize();
-    rho.assign(rhoHost_.get(), rhoHost_.get() + n);
-    u.assign(uHost_.get(), uHost_.get() + 3 * n);
+    if (!p_.hasGhosts()) {
+      rho.assign(rhoHost_.get(), rhoHost_.get() + n);
+      u.assign(uHost_.get(), uHost_.get() + 3 * n);
+      return;
+    }
+    // The owned block only, x fastest.
+    const int x0 = p_.ownLo(0), y0 = p_.ownLo(1), z0 = p_.ownLo(2);
+    const int mx = p_.ownHi(0) - x0, my = p_.ownHi(1) - y0, mz = p_.ownHi(2) - z0;
+    rho.resize(static_cast<std::size_t>(mx) * my * mz);
+    u.resize(3 * rho.size());
+    std::size_t o = 0;
+    for (int z = z0; z < z0 + mz; ++z)
+      for (int y = y0; y < y0 + my; ++y)
+        for (int x = x0; x < x0 + mx; ++x, ++o) {
+          const long long c = p_.index(x, y, z);
+          rho[o] = rhoHost_[c];
+          for (int a = 0; a < 3; ++a) u[3 * o + a] = uHost_[3 * c + a];
+        }
   }
 
   Observables observables() override {
@@ -112,6 +132,31 @@ class CudaLbm final : public LbmBackend {
                                       cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
     return {hostResult_[3] + hostResult_[0], hostResult_[1], hostResult_[2]};
+  }
+
+  void finish() override { stream_.synchronize(); }
+
+  std::span<const std::byte> packHalo(int face) override {
+    HaloBuffers& h = halo(face);
+    launchHalo<true>(haloPlane(p_, face, true), h.send, h.sendDevice.get());
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(h.sendHost.get(), h.sendDevice.get(), h.sendDevice.bytes(),
+                                      cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    return {reinterpret_cast<const std::byte*>(h.sendHost.get()), h.sendDevice.bytes()};
+  }
+
+  std::span<std::byte> haloInbox(int face) override {
+    HaloBuffers& h = halo(face);
+    return {reinterpret_cast<std::byte*>(h.recvHost.get()), h.recvDevice.bytes()};
+  }
+
+  // Asynchronous: the copy and the unpack are ordered before the next step on the stream; the next packHalo()
+  // synchronises before MPI writes into an inbox again.
+  void unpackHalo(int face) override {
+    HaloBuffers& h = halo(face);
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(h.recvDevice.get(), h.recvHost.get(), h.recvDevice.bytes(),
+                                      cudaMemcpyHostToDevice, stream_.get()));
+    launchHalo<false>(haloPlane(p_, face, false), h.recv, h.recvDevice.get());
   }
 
   std::vector<std::array<double, 3>> obstacleForces() override {
@@ -130,6 +175,50 @@ class CudaLbm final : public LbmBackend {
     else if constexpr (sizeof(S) == 4) return "single";
     else return "double";
   }
+
+  // Device and pinned host buffers of one face's halo, made on first use.
+  struct HaloBuffers {
+    HaloPopulations send, recv;
+    DeviceBuffer<S> sendDevice, recvDevice;
+    PinnedBuffer<S> sendHost, recvHost;
+  };
+
+  HaloBuffers& halo(int face) {
+    HaloBuffers& h = halo_[face];
+    if (!h.sendHost.size()) {
+      h.send = haloPopulationList<L>(face, true, haloAll_);
+      h.recv = haloPopulationList<L>(face, false, haloAll_);
+      const std::size_t sendCount = static_cast<std::size_t>(h.send.count * haloPlane(p_, face, true).cells());
+      const std::size_t recvCount = static_cast<std::size_t>(h.recv.count * haloPlane(p_, face, false).cells());
+      h.sendDevice = DeviceBuffer<S>(sendCount);
+      h.recvDevice = DeviceBuffer<S>(recvCount);
+      h.sendHost = PinnedBuffer<S>(sendCount);
+      h.recvHost = PinnedBuffer<S>(recvCount);
+    }
+    return h;
+  }
+
+  template <bool ToBuffer>
+  void launchHalo(const HaloPlane& plane, const HaloPopulations& pops, S* buffer) {
+    const long long total = plane.cells() * pops.count;
+    if (!total) return;
+    const auto blocks = static_cast<unsigned>(std::min<long long>((total + kHaloBlockThreads - 1) / kHaloBlockThreads, 65535));
+    haloPlaneKernel<ToBuffer><<<blocks, kHaloBlockThreads, 0, stream_.get()>>>(p_, plane, pops, f_[parity_].get(), buffer);
+    HOPSIM_CUDA_CHECK_LAUNCH("haloPlaneKernel");
+  }
+
+  // Ghost cells: class skip (no update), and solid in the flags the reductions read.
+  void excludeGhosts(const LbmSetup& s) {
+    owned_ = DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(p_.cells));
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(owned_.get(), s.flags.data(), p_.cells, cudaMemcpyHostToDevice, stream_.get()));
+    const auto blocks = static_cast<unsigned>((p_.cells + kHaloBlockThreads - 1) / kHaloBlockThreads);
+    skipGhostsKernel<<<blocks, kHaloBlockThreads, 0, stream_.get()>>>(p_, cls_.get(), owned_.get());
+    HOPSIM_CUDA_CHECK_LAUNCH("skipGhostsKernel");
+    stream_.synchronize();
+  }
+
+  // The flags the reductions read: ghost cells count as solid.
+  const std::uint8_t* ownedFlags() const { return owned_.size() ? owned_.get() : flags_.get(); }
 
   void selectDevice() {
     int count = 0;
@@ -311,7 +400,7 @@ class CudaLbm final : public LbmBackend {
 
   template <class Index>
   void launchObservables() {
-    observablesKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), flags_.get(),
+    observablesKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), ownedFlags(),
                                                                      partials_.get());
     HOPSIM_CUDA_CHECK_LAUNCH("observablesKernel");
   }
@@ -320,13 +409,15 @@ class CudaLbm final : public LbmBackend {
   CudaLbmOptions options_;
   int obstacles_;
   bool inPlace_;
+  bool haloAll_;
   bool wide_ = false;
   cudaDeviceProp device_{};
   dim3 block_, grid_;
   CudaStream stream_;
   CudaEvent start_, stop_;
   DeviceBuffer<S> f_[2];
-  DeviceBuffer<std::uint8_t> flags_, cls_;
+  DeviceBuffer<std::uint8_t> flags_, cls_, owned_;  // owned_: decomposed runs only
+  HaloBuffers halo_[6];
   DeviceBuffer<double> forces_, partials_, result_;
   DeviceBuffer<BoundaryCell> boundary_;
   long long boundaryCount_ = 0;
