@@ -77,6 +77,11 @@ class LbmBackend {
   // Waits until the work queued by advance() and unpackHalo() is done (GPU backends; the CPU's is done on return).
   virtual void finish() {}
 
+  // One step of a decomposed run, the owned cells next to the ghost layers first, so that a halo exchange called
+  // right after it can overlap the update of the rest (GPU backends run the two parts on two streams). The default
+  // is a plain step.
+  virtual void advanceShellFirst(bool forcesOnThisStep) { advance(1, forcesOnThisStep); }
+
   // Halo exchange of a decomposed run (domain.ghost set; see kernels/lbm/Halo.h for what crosses a face). The
   // buffers belong to the backend (pinned host memory on a GPU) so that MPI sends and receives them in place.
   // packHalo(face) fills and returns the outgoing data of `face`; the neighbour's data for the ghost plane beyond

@@ -70,7 +70,9 @@ class LbmSimulation {
   const LbmPartition& partition() const { return part_; }
   const mpi::Comm& comm() const { return comm_; }
   double haloSeconds() const { return haloSeconds_; }
-  // Exchanges the ghost planes with the neighbouring ranks (advance() does it before every step).
+  // HOPSIM_LBM_SKIP_HALO=1: decomposed steps without the exchange, to measure what it costs (results are wrong).
+  bool haloSkipped() const { return skipHalo_; }
+  // Exchanges the ghost planes with the neighbouring ranks (advance() does it after every step).
   void exchangeHalo();
 
  private:
@@ -87,6 +89,7 @@ class LbmSimulation {
   std::unique_ptr<LbmBackend> backend_;
   long long step_ = 0;
   double haloSeconds_ = 0;
+  bool skipHalo_ = false;
 };
 
 }  // namespace hopsim::lbm

@@ -77,6 +77,7 @@ class CudaLbm final : public LbmBackend {
 
   void advance(long long steps, bool forcesOnLastStep) override {
     if (steps <= 0) return;
+    joinStreams();
     const bool forces = forcesOnLastStep && obstacles_ > 0;
     runPlain(forces ? steps - 1 : steps);
     if (forces) {
@@ -87,6 +88,7 @@ class CudaLbm final : public LbmBackend {
   }
 
   double timeSteps(long long steps) override {
+    joinStreams();
     start_.record(stream_.get());
     runPlain(steps);
     stop_.record(stream_.get());
@@ -95,6 +97,7 @@ class CudaLbm final : public LbmBackend {
   }
 
   void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
+    joinStreams();
     const long long n = p_.cells;
     if (!rhoHost_.size()) {
       rhoHost_ = PinnedBuffer<T>(n);
@@ -124,6 +127,7 @@ class CudaLbm final : public LbmBackend {
   }
 
   Observables observables() override {
+    joinStreams();
     if (wide_) launchObservables<unsigned long long>();
     else launchObservables<unsigned>();
     finishObservablesKernel<<<1, kMaxBlockThreads, 0, stream_.get()>>>(partials_.get(), blocks(), result_.get());
@@ -134,14 +138,41 @@ class CudaLbm final : public LbmBackend {
     return {hostResult_[3] + hostResult_[0], hostResult_[1], hostResult_[2]};
   }
 
-  void finish() override { stream_.synchronize(); }
+  void finish() override {
+    stream_.synchronize();
+    haloStream_.synchronize();
+  }
 
+  // The shell (owned cells next to a ghost layer: the cells that pull from ghosts, and the planes packHalo()
+  // sends) is updated on the halo stream, the interior on the main stream, so the exchange that follows overlaps
+  // the interior update. The same kernels update the same cells as in advance(): results are bitwise the same.
+  void advanceShellFirst(bool forcesOnThisStep) override {
+    if (!p_.hasGhosts()) {
+      advance(1, forcesOnThisStep);
+      return;
+    }
+    double* forces = forcesOnThisStep && obstacles_ > 0 ? forces_.get() : nullptr;
+    if (forces) forces_.zero(stream_.get());
+    joinStreams();
+    if (wide_) {
+      launchPart<unsigned long long>(haloStream_.get(), parity_, forces, shell_);
+      launchPart<unsigned long long>(stream_.get(), parity_, forces, interior_);
+    } else {
+      launchPart<unsigned>(haloStream_.get(), parity_, forces, shell_);
+      launchPart<unsigned>(stream_.get(), parity_, forces, interior_);
+    }
+    parity_ ^= 1;
+    shellPending_ = true;
+  }
+
+  // On the halo stream: after the shell of advanceShellFirst() (the interior may still run), else after all work.
   std::span<const std::byte> packHalo(int face) override {
+    if (!shellPending_) joinStreams();
     HaloBuffers& h = halo(face);
     launchHalo<true>(haloPlane(p_, face, true), h.send, h.sendDevice.get());
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(h.sendHost.get(), h.sendDevice.get(), h.sendDevice.bytes(),
-                                      cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
+                                      cudaMemcpyDeviceToHost, haloStream_.get()));
+    haloStream_.synchronize();
     return {reinterpret_cast<const std::byte*>(h.sendHost.get()), h.sendDevice.bytes()};
   }
 
@@ -150,18 +181,19 @@ class CudaLbm final : public LbmBackend {
     return {reinterpret_cast<std::byte*>(h.recvHost.get()), h.recvDevice.bytes()};
   }
 
-  // Asynchronous: the copy and the unpack are ordered before the next step on the stream; the next packHalo()
-  // synchronises before MPI writes into an inbox again.
+  // Asynchronous, on the halo stream: the next step joins the streams before it starts, and the next packHalo()
+  // synchronises the halo stream before MPI writes into an inbox again.
   void unpackHalo(int face) override {
     HaloBuffers& h = halo(face);
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(h.recvDevice.get(), h.recvHost.get(), h.recvDevice.bytes(),
-                                      cudaMemcpyHostToDevice, stream_.get()));
+                                      cudaMemcpyHostToDevice, haloStream_.get()));
     launchHalo<false>(haloPlane(p_, face, false), h.recv, h.recvDevice.get());
   }
 
   std::vector<std::array<double, 3>> obstacleForces() override {
     std::vector<std::array<double, 3>> out(obstacles_);
     if (!obstacles_) return out;
+    joinStreams();
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostResult_.get(), forces_.get(), 3 * obstacles_ * sizeof(double),
                                       cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
@@ -203,7 +235,7 @@ class CudaLbm final : public LbmBackend {
     const long long total = plane.cells() * pops.count;
     if (!total) return;
     const auto blocks = static_cast<unsigned>(std::min<long long>((total + kHaloBlockThreads - 1) / kHaloBlockThreads, 65535));
-    haloPlaneKernel<ToBuffer><<<blocks, kHaloBlockThreads, 0, stream_.get()>>>(p_, plane, pops, f_[parity_].get(), buffer);
+    haloPlaneKernel<ToBuffer><<<blocks, kHaloBlockThreads, 0, haloStream_.get()>>>(p_, plane, pops, f_[parity_].get(), buffer);
     HOPSIM_CUDA_CHECK_LAUNCH("haloPlaneKernel");
   }
 
@@ -215,6 +247,16 @@ class CudaLbm final : public LbmBackend {
     skipGhostsKernel<<<blocks, kHaloBlockThreads, 0, stream_.get()>>>(p_, cls_.get(), owned_.get());
     HOPSIM_CUDA_CHECK_LAUNCH("skipGhostsKernel");
     stream_.synchronize();
+  }
+
+  // Orders the main and halo streams after everything queued on either (a no-op without ghost layers).
+  void joinStreams() {
+    shellPending_ = false;
+    if (!p_.hasGhosts()) return;
+    mainDone_.record(stream_.get());
+    haloDone_.record(haloStream_.get());
+    HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(haloStream_.get(), mainDone_.get(), 0));
+    HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), haloDone_.get(), 0));
   }
 
   // The flags the reductions read: ghost cells count as solid.
@@ -309,11 +351,45 @@ class CudaLbm final : public LbmBackend {
         for (int x = 0; x < p_.n[0]; ++x, ++c)
           if (cls[c] == kCellBoundary) list.push_back({x, y, z});
     boundaryCount_ = static_cast<long long>(list.size());
-    boundary_ = DeviceBuffer<BoundaryCell>(list.size());
+    boundary_ = upload(list);
+    if (p_.hasGhosts()) splitShell(cls, list);
+    stream_.synchronize();  // the host vectors are freed on return
+  }
+
+  DeviceBuffer<BoundaryCell> upload(const std::vector<BoundaryCell>& list) {
+    DeviceBuffer<BoundaryCell> d(list.size());
     if (!list.empty())
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(boundary_.get(), list.data(), list.size() * sizeof(BoundaryCell),
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(d.get(), list.data(), list.size() * sizeof(BoundaryCell),
                                         cudaMemcpyHostToDevice, stream_.get()));
-    stream_.synchronize();  // `list` is freed on return
+    return d;
+  }
+
+  // Whether an owned cell is next to a ghost layer.
+  bool inShell(int x, int y, int z) const {
+    const int pos[3] = {x, y, z};
+    for (int a = 0; a < 3; ++a)
+      if ((p_.ghost[2 * a] && pos[a] == p_.ownLo(a)) || (p_.ghost[2 * a + 1] && pos[a] == p_.ownHi(a) - 1)) return true;
+    return false;
+  }
+
+  // The shell / interior split of the cell classes and the boundary list (advanceShellFirst).
+  void splitShell(const std::vector<std::uint8_t>& cls, const std::vector<BoundaryCell>& list) {
+    std::vector<std::uint8_t> shell(cls.size(), kCellSkip), interior(cls.size(), kCellSkip);
+    std::size_t c = 0;
+    for (int z = 0; z < p_.n[2]; ++z)
+      for (int y = 0; y < p_.n[1]; ++y)
+        for (int x = 0; x < p_.n[0]; ++x, ++c) (inShell(x, y, z) ? shell : interior)[c] = cls[c];
+    std::vector<BoundaryCell> shellList, interiorList;
+    for (const BoundaryCell& b : list) (inShell(b.x, b.y, b.z) ? shellList : interiorList).push_back(b);
+    shellCls_ = DeviceBuffer<std::uint8_t>(cls.size());
+    interiorCls_ = DeviceBuffer<std::uint8_t>(cls.size());
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(shellCls_.get(), shell.data(), cls.size(), cudaMemcpyHostToDevice, stream_.get()));
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(interiorCls_.get(), interior.data(), cls.size(), cudaMemcpyHostToDevice, stream_.get()));
+    shellList_ = upload(shellList);
+    interiorList_ = upload(interiorList);
+    shell_ = {shellCls_.get(), shellList_.get(), static_cast<long long>(shellList.size())};
+    interior_ = {interiorCls_.get(), interiorList_.get(), static_cast<long long>(interiorList.size())};
+    stream_.synchronize();
   }
 
   // Initial equilibrium, a slab of z planes at a time through one pinned staging buffer that kernels read directly.
@@ -349,17 +425,30 @@ class CudaLbm final : public LbmBackend {
     else fn(InPlaceStep<L, S, Index, 1>{f_[0].get(), n});
   }
 
+  // Which cells one launch of a step updates: a class array (kCellSkip elsewhere) and a boundary list.
+  struct StepPart {
+    const std::uint8_t* cls = nullptr;
+    const BoundaryCell* list = nullptr;
+    long long count = 0;
+  };
+
   // One step: the bulk kernel over the box, then the boundary kernel over its list. Both only touch slots of their
   // own cells (in place) or write their own cells (two lattices), so their order does not matter.
   template <class Index>
   void launchStep(cudaStream_t st, int parity, double* forces) const {
+    launchPart<Index>(st, parity, forces, StepPart{cls_.get(), boundary_.get(), boundaryCount_});
+  }
+
+  // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
+  template <class Index>
+  void launchPart(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
     withAccess<Index>(parity, [&](const auto access) {
-      bulkStepKernel<L, Index><<<grid_, block_, 0, st>>>(p_, cls_.get(), access);
+      bulkStepKernel<L, Index><<<grid_, block_, 0, st>>>(p_, part.cls, access);
       HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
     });
-    if (!boundaryCount_) return;
-    const BoundaryArgs<T> args{p_, flags_.get(), boundary_.get(), boundaryCount_, forces};
-    const auto blocksNeeded = static_cast<unsigned>((boundaryCount_ + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+    if (!part.count) return;
+    const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces};
+    const auto blocksNeeded = static_cast<unsigned>((part.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
     withAccess<unsigned long long>(parity, [&](const auto access) {
       boundaryStepKernel<L><<<blocksNeeded, kBoundaryBlockThreads, 0, st>>>(args, access);
       HOPSIM_CUDA_CHECK_LAUNCH("boundaryStepKernel");
@@ -418,6 +507,13 @@ class CudaLbm final : public LbmBackend {
   DeviceBuffer<S> f_[2];
   DeviceBuffer<std::uint8_t> flags_, cls_, owned_;  // owned_: decomposed runs only
   HaloBuffers halo_[6];
+  // Decomposed runs: the shell and interior parts of a step, a second stream, and the events that join them.
+  DeviceBuffer<std::uint8_t> shellCls_, interiorCls_;
+  DeviceBuffer<BoundaryCell> shellList_, interiorList_;
+  StepPart shell_, interior_;
+  CudaStream haloStream_;
+  CudaEvent mainDone_, haloDone_;
+  bool shellPending_ = false;
   DeviceBuffer<double> forces_, partials_, result_;
   DeviceBuffer<BoundaryCell> boundary_;
   long long boundaryCount_ = 0;
