@@ -7,6 +7,9 @@
 
 #if HOPSIM_WITH_MPI
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
 #endif
 
 namespace hopsim::mpi {
@@ -234,6 +237,20 @@ int Comm::nodeSize() const {
   }
 #endif
   return 1;
+}
+
+const char* cudaAwareness() {
+#if HOPSIM_WITH_MPI
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return active() && MPIX_Query_cuda_support() ? "yes" : "no";
+#elif defined(MPIX_CUDA_AWARE_SUPPORT)
+  return "no";
+#else
+  return "unknown";
+#endif
+#else
+  return "no MPI";
+#endif
 }
 
 void Comm::createDims(int dims[3]) const {

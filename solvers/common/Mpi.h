@@ -68,6 +68,11 @@ class Comm {
   int handle_ = 0;
 };
 
+// What the MPI library says of GPU buffers: "yes" (CUDA-aware, MPIX_Query_cuda_support), "no", or "unknown" (no
+// such query in this MPI) — and "no MPI" without MPI. hopsim stages halo planes through pinned host memory
+// either way; the answer goes into the run log and bench JSON.
+const char* cudaAwareness();
+
 // The world communicator's view, for code that only needs to know who prints.
 inline int rank() { return Comm::world().rank(); }
 inline int size() { return Comm::world().size(); }
