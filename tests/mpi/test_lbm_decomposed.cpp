@@ -86,31 +86,44 @@ double largestDifference(const std::vector<double>& a, const std::vector<double>
 
 double relative(double a, double b) { return std::abs(a - b) / std::max(std::abs(b), 1e-300); }
 
+// The state after `steps` steps, forces computed in the last one (fields on rank 0 only).
+struct Final {
+  std::vector<double> rho, u;
+  lbm::Observables observables;
+  std::vector<std::array<double, 3>> forces;
+};
+
+Final runToEnd(lbm::LbmSimulation& sim, long long steps) {
+  sim.advance(steps - 1);
+  sim.advance(1, true);
+  Final f;
+  sim.fields(f.rho, f.u);
+  f.observables = sim.observables();
+  f.forces = sim.forces();
+  return f;
+}
+
 // Runs every case on every grid with `backend` and compares with the one-rank run on the same backend.
 void compareWithOneRank(hopsim::Backend backend, const std::vector<Case>& all) {
   const char* backendName = backend == hopsim::Backend::Cuda ? "cuda" : "cpu";
   for (const Case& k : all) {
     INFO(k.name << " on " << backendName);
     // The one-rank reference, run by every rank on its own; device.ranks does not change it.
-    lbm::LbmSimulation ref(parse(k.yaml, {0, 0, 0}, backendName), backend);
-    ref.advance(k.steps - 1);
-    ref.advance(1, true);
-    std::vector<double> refRho, refU;
-    ref.fields(refRho, refU);
-    const lbm::Observables refObs = ref.observables();
-    const auto refForces = ref.forces();
+    lbm::LbmSimulation one(parse(k.yaml, {0, 0, 0}, backendName), backend);
+    const Final ref = runToEnd(one, k.steps);
+    const std::vector<double>&refRho = ref.rho, &refU = ref.u;
+    const lbm::Observables& refObs = ref.observables;
+    const auto& refForces = ref.forces;
 
     for (const auto& grid : gridsFor(mpi::size(), k.dimensions)) {
       INFO("grid " << grid[0] << " " << grid[1] << " " << grid[2] << " on " << mpi::size() << " ranks");
       lbm::LbmSimulation run(parse(k.yaml, grid, backendName), backend, hopsim::KernelVariant::Auto,
                              mpi::Comm::world());
       CHECK(run.decomposed() == (mpi::size() > 1));
-      run.advance(k.steps - 1);
-      run.advance(1, true);
-      std::vector<double> rho, u;
-      run.fields(rho, u);
-      const lbm::Observables obs = run.observables();
-      const auto forces = run.forces();
+      const Final got = runToEnd(run, k.steps);
+      const std::vector<double>&rho = got.rho, &u = got.u;
+      const lbm::Observables& obs = got.observables;
+      const auto& forces = got.forces;
       // Reductions sum in another order than one rank does: equal to round-off, not bitwise.
       CHECK(relative(obs.mass, refObs.mass) <= 1e-13);
       CHECK(relative(obs.kineticEnergy, refObs.kineticEnergy) <= 1e-10);
