@@ -66,7 +66,12 @@ class CudaLbm final : public LbmBackend {
                   device_.name, device_.major, device_.minor, device_.multiProcessorCount, L::name, storageName(),
                   inPlace_ ? "in-place (AA pattern)" : "two lattices", wide_ ? "64-bit" : "32-bit", block_.x,
                   block_.y, boundaryCount_, options_.graphSteps, options_.note.c_str());
-    return buf;
+    std::string out = buf;
+    if (p_.hasGhosts())
+      out += "; decomposed: ghost layers on " + std::to_string(p_.ghost[0] + p_.ghost[1] + p_.ghost[2] + p_.ghost[3] +
+                                                                p_.ghost[4] + p_.ghost[5]) +
+             " faces, the cells next to them updated on a second stream while the halo is exchanged";
+    return out;
   }
 
   std::string layout() const override {
