@@ -81,6 +81,10 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   j["neighbor_builds_per_100_steps"] =
       100.0 * static_cast<double>(fast.neighborBuilds) / static_cast<double>(warmup + steps * repeats);
   j["max_neighbors"] = fast.maxNeighbors;
+  j["mean_neighbors"] = fast.meanNeighbors;  // list entries per atom (within cutoff + skin), current list
+  // From the full-speed engine (CUDA: events around each rebuild, which runs outside the graphs), all builds so far.
+  j["neighbor_ms_per_build"] =
+      fast.neighborBuilds > 0 ? 1e3 * fast.neighborSeconds / static_cast<double>(fast.neighborBuilds) : 0.0;
   j["backend"] = engine->backendName();
   j["precision"] = toString(c.precision);
   j["device"] = deviceName;

@@ -1,18 +1,44 @@
 // CUDA backend of the MD solver: GPU cell binning and sorting (CUB radix sort), a full neighbour list built on the
-// device (one thread per atom, neighbour k of atom i at [k * N + i] for coalescing), LJ forces from the shared
-// host/device pair function, integrators from the shared per-particle functions, and the per-step sequence replayed
-// as CUDA Graphs (one launch and one host synchronisation per step: the host reads the "rebuild needed" flag).
+// device (neighbour k of atom i at [k * N + i] for coalescing), LJ forces from the shared host/device pair function,
+// integrators from the shared per-particle functions, and the per-step sequence replayed as CUDA Graphs (one launch
+// and one host synchronisation per step: the host reads the "rebuild needed" flag).
+//
+// The list build (branch md-nbr, issue 5; before it: ~21 ms per build at 16.4M atoms on an H200, ~18 ms of it in
+// the build kernel, 3.57 of 8.7 ms per step). Changes and the gain predicted for each, to be measured:
+// - Row-wise search: atoms are sorted by bin with x fastest, so the bins of one (y, z) row of the stencil are one
+//   contiguous run of atoms. The kernel walks <= 25 rows (two cellStart loads each) instead of 125 bins (250 loads,
+//   three integer modulos each), and handles periodicity by shifting the searching atom once per row instead of a
+//   minimum image per candidate. Predicted: ~2.5x fewer instructions per candidate and ~5x less loop overhead.
+// - Sphere-trimmed rows (kernels/md/BinStencil.h): per row, only the bins along x that the range sphere meets in that
+//   row's y/z slab (and no row the sphere misses): 196 candidates per atom instead of 294 (-33%, Monte Carlo at the
+//   benchmark state), with no per-bin branching (the earlier per-bin pruning, 90e2783, lost to its branches).
+// - Coalesced list stores: each warp (32 consecutive atoms) stages its newest 64 entries per atom in shared memory
+//   and writes a list row k for all 32 atoms at once (one 128-byte store) as soon as every lane has an entry k. The
+//   old kernel made one 4-byte store per entry to a different row per lane: 1.28e9 partial-sector L2 writes per
+//   build, the likely main cost of the old kernel (pruning candidates did not speed it up). A lane whose entries run
+//   more than 64 ahead of the warp's slowest lane writes directly, as before (simulated: 0% at the benchmark state).
+// - No per-atom atomics on one address (the old kernel did atomicMax(maxNeighbors) per atom): the list statistics
+//   are reduced from the counts only when stats() asks; a per-atom atomic remains only on overflow.
+// - cellStart[ncell + 1] filled by one kernel (no memsets, no cellEnd).
+// Predicted together: build kernel ~18 -> ~4-6 ms, a rebuild ~21 -> ~8 ms (sort and reordering, ~2.5 ms, unchanged),
+// neighbour share 3.57 -> ~1.3 ms per step at 16.4M atoms.
+// Force kernel: neighbour indices and positions through the read-only path (__ldg, float4), the neighbour loop
+// unrolled by 4 so that several index and position loads are in flight. Predicted: 5-10% of its 4.1 ms.
+// Together: ~8.7 -> ~6.2-6.6 ms per step, 1.9 -> ~2.5 G atom-steps/s at 16.4M atoms (target 2.0).
+// Boxes too small for 5 half-range bins per axis (< 2.5 x (cutoff + skin)) keep the former per-bin kernel.
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <string>
 
-#include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include "kernels/common/CudaCheck.h"
+#include "kernels/md/BinStencil.h"
 #include "kernels/md/Integrate.h"
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
@@ -40,7 +66,13 @@ struct DeviceScalars {
   double nhScale1, nhScale2;
   NoseHooverState nh;
   unsigned long long step;
-  int rebuild, overflow, bad, maxNeighbors;
+  int rebuild, overflow, bad;
+};
+
+// Neighbour counts of the current list, reduced on demand for stats().
+struct ListCounts {
+  unsigned long long sum;
+  int max;
 };
 
 template <class S, class P>
@@ -84,12 +116,14 @@ __global__ void gatherKernel(const T* __restrict__ in, T* __restrict__ out, cons
   if (i < n) out[i] = in[order[i]];
 }
 
-__global__ void cellRangeKernel(const unsigned* sortedKeys, int n, int* cellStart, int* cellEnd) {
+// cellStart[c] = first sorted atom of bin c, cellStart[ncell] = n (bin c holds cellStart[c] .. cellStart[c + 1] - 1).
+// Thread i (0..n) fills the bins after the previous atom's bin up to its own: empty bins included, no memset.
+__global__ void cellStartKernel(const unsigned* sortedKeys, int n, int ncell, int* cellStart) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const unsigned k = sortedKeys[i];
-  if (i == 0 || sortedKeys[i - 1] != k) cellStart[k] = i;
-  if (i == n - 1 || sortedKeys[i + 1] != k) cellEnd[k] = i + 1;
+  if (i > n) return;
+  const int previous = i == 0 ? -1 : static_cast<int>(sortedKeys[i - 1]);
+  const int current = i == n ? ncell : static_cast<int>(sortedKeys[i]);
+  for (int c = previous + 1; c <= current; ++c) cellStart[c] = i;
 }
 
 // Positions for the pair loop, in pair precision, and the reference positions of this build.
@@ -101,9 +135,102 @@ __global__ void refreshKernel(Arrays<S, P> a) {
   a.x0[i] = a.x[i], a.y0[i] = a.y[i], a.z0[i] = a.z[i];
 }
 
+template <class T>
+__device__ __forceinline__ T loadVec(const T* p) {
+  return *p;
+}
+template <>
+__device__ __forceinline__ float4 loadVec(const float4* p) {
+  return __ldg(p);
+}
+
+constexpr unsigned kFullWarp = 0xffffffffu;
+constexpr int kListWarps = 4;   // warps per block of the list build
+constexpr int kStage = 64;      // list entries per atom staged in shared memory (a power of two)
+
+template <class P>
+struct ListGrid {
+  BinAxis<P> axis[3];
+  P search;   // cutoff + skin plus a rounding margin: the bins searched
+  P rangeSq;  // (cutoff + skin)^2: the pairs listed
+};
+
+// Fast build (every axis has >= 5 half-range bins): one thread per atom, the search walked row by row (see the file
+// comment), list entries staged per warp in shared memory and written one list row of 32 atoms at a time.
 template <class S, class P>
-__global__ void buildListKernel(Arrays<S, P> a, BoxParams b, const int* cellStart, const int* cellEnd, P rangeSq,
-                                DeviceScalars* ds) {
+__global__ void __launch_bounds__(kListWarps * 32)
+    buildListKernel(Arrays<S, P> a, ListGrid<P> g, const int* __restrict__ cellStart, DeviceScalars* ds) {
+  __shared__ int stage[kListWarps][kStage][32];
+  const int lane = threadIdx.x & 31;
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i - lane >= a.n) return;  // the whole warp is past the end; otherwise every lane stays for the warp votes
+  const bool active = i < a.n;
+  int(*tile)[32] = stage[threadIdx.x >> 5];
+  const auto* __restrict__ pos = a.pos;
+  const auto pi = loadVec(pos + (active ? i : a.n - 1));
+  const P x = pi.x, y = pi.y, z = pi.z;
+  const BinSpan zs = binSpan(z, g.search, g.axis[2]), ys = binSpan(y, g.search, g.axis[1]);
+  const int nz = active ? zs.count : 0, ny = active ? ys.count : 0;
+  const int rowsZ = __reduce_max_sync(kFullWarp, nz), rowsY = __reduce_max_sync(kFullWarp, ny);
+  const int stride = a.stride;
+  const std::size_t n = static_cast<std::size_t>(a.n);
+  int* const out = a.nlist + i;  // entry k of atom i at out[k * n]
+
+  // Entry k goes to tile slot k % kStage while it is fewer than kStage ahead of the rows already written; once a lane
+  // runs further ahead it writes its entries directly from then on (spill = its first direct entry).
+  int m = 0, written = 0, spill = INT_MAX;
+  for (int tz = 0; tz < rowsZ; ++tz) {
+    for (int ty = 0; ty < rowsY; ++ty) {
+      if (tz < nz && ty < ny) {
+        const SearchRow<P> row = searchRow(x, y, z, g.search, ys.lo + ty, zs.lo + tz, g.axis);
+        if (!row.empty) {
+          RowRun<P> runs[3];
+          splitRow(row.xs, g.axis[0], runs);
+          const P hy = y + row.shiftY, hz = z + row.shiftZ;
+#pragma unroll
+          for (int r = 0; r < 3; ++r) {  // unrolled: the runs stay in registers
+            if (runs[r].last < runs[r].first) continue;
+            const P hx = x + runs[r].shift;
+            const int end = __ldg(cellStart + row.rowBase + runs[r].last + 1);
+            for (int j = __ldg(cellStart + row.rowBase + runs[r].first); j < end; ++j) {
+              const auto pj = loadVec(pos + j);
+              const P dx = hx - pj.x, dy = hy - pj.y, dz = hz - pj.z;
+              if (dx * dx + dy * dy + dz * dz < g.rangeSq && j != i) {
+                if (m < stride) {
+                  if (m < spill && m - written < kStage) {
+                    tile[m & (kStage - 1)][lane] = j;
+                  } else {
+                    spill = min(spill, m);
+                    out[static_cast<std::size_t>(m) * n] = j;
+                  }
+                }
+                ++m;
+              }
+            }
+          }
+        }
+      }
+      // Rows every lane has reached are complete: store them, one 128-byte row segment per store.
+      const int low = __reduce_min_sync(kFullWarp, active ? m : INT_MAX);
+      for (int k = written; k < low; ++k)
+        if (active && k < spill && k < stride) out[static_cast<std::size_t>(k) * n] = tile[k & (kStage - 1)][lane];
+      written = low;
+    }
+  }
+  const int high = __reduce_max_sync(kFullWarp, m);
+  for (int k = written; k < high; ++k)
+    if (active && k < m && k < spill && k < stride) out[static_cast<std::size_t>(k) * n] = tile[k & (kStage - 1)][lane];
+  if (active) {
+    a.ncount[i] = m;
+    if (m > stride) atomicMax(&ds->overflow, m);
+  }
+}
+
+// Small boxes (fewer than 2 reach + 1 bins on some axis, where offsets would name a bin twice): one thread per atom,
+// bin by bin, minimum image per candidate.
+template <class S, class P>
+__global__ void buildListSmallBoxKernel(Arrays<S, P> a, BoxParams b, const int* cellStart, P rangeSq,
+                                        DeviceScalars* ds) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
   const auto pi = a.pos[i];
@@ -125,7 +252,7 @@ __global__ void buildListKernel(Arrays<S, P> a, BoxParams b, const int* cellStar
         const int ny = (c3[1] + oy + b.cells[1]) % b.cells[1];
         const int nz = (c3[2] + oz + b.cells[2]) % b.cells[2];
         const int nc = nx + b.cells[0] * (ny + b.cells[1] * nz);
-        for (int j = cellStart[nc]; j < cellEnd[nc]; ++j) {
+        for (int j = cellStart[nc]; j < cellStart[nc + 1]; ++j) {
           if (j == i) continue;
           const auto pj = a.pos[j];
           const P dx = minimumImage(P(pi.x - pj.x), L[0], H[0]);
@@ -139,7 +266,30 @@ __global__ void buildListKernel(Arrays<S, P> a, BoxParams b, const int* cellStar
       }
   a.ncount[i] = m;
   if (m > a.stride) atomicMax(&ds->overflow, m);
-  atomicMax(&ds->maxNeighbors, m);
+}
+
+struct MaxOp {  // cub::Max is gone from CUDA 13's CUB
+  __device__ int operator()(int x, int y) const { return x > y ? x : y; }
+};
+
+// Sum and maximum of the per-atom neighbour counts (for stats(); not part of a step).
+__global__ void __launch_bounds__(kBlock) listCountKernel(const int* count, int n, ListCounts* out) {
+  unsigned long long sum = 0;
+  int mx = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    sum += static_cast<unsigned long long>(count[i]);
+    mx = max(mx, count[i]);
+  }
+  using SumReduce = cub::BlockReduce<unsigned long long, kBlock>;
+  using MaxReduce = cub::BlockReduce<int, kBlock>;
+  __shared__ typename SumReduce::TempStorage sumTmp;
+  __shared__ typename MaxReduce::TempStorage maxTmp;
+  const unsigned long long blockSum = SumReduce(sumTmp).Sum(sum);
+  const int blockMax = MaxReduce(maxTmp).Reduce(mx, MaxOp{});
+  if (threadIdx.x == 0) {
+    atomicAdd(&out->sum, blockSum);
+    atomicMax(&out->max, blockMax);
+  }
 }
 
 template <class S, class P, class A, bool Energy>
@@ -147,12 +297,17 @@ __global__ void __launch_bounds__(kBlock) forceKernel(Arrays<S, P> a, BoxParams 
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   PairSums<P, A> sum;
   if (i < a.n) {
-    const auto pi = a.pos[i];
+    const auto* __restrict__ pos = a.pos;
+    const int* __restrict__ entry = a.nlist + i;
+    const std::size_t n = static_cast<std::size_t>(a.n);
+    const auto pi = loadVec(pos + i);
     const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
-    const int m = a.ncount[i];
+    const int m = __ldg(a.ncount + i);
+    // Unrolled so that the index and position loads of several neighbours are in flight together.
+#pragma unroll 4
     for (int k = 0; k < m; ++k) {
-      const int j = __ldg(&a.nlist[static_cast<std::size_t>(k) * a.n + i]);
-      const auto pj = a.pos[j];
+      const int j = __ldg(entry + static_cast<std::size_t>(k) * n);
+      const auto pj = loadVec(pos + j);
       addPair(minimumImage(P(pi.x - pj.x), L[0], H[0]), minimumImage(P(pi.y - pj.y), L[1], H[1]),
               minimumImage(P(pi.z - pj.z), L[2], H[2]), c, Energy, sum);
     }
@@ -280,7 +435,9 @@ class CudaMdEngine final : public MdEngine {
     HOPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostScalars_), sizeof(DeviceScalars)));
     deviceAlloc(ds_, 1);
-    for (auto* e : {&ev_[0], &ev_[1], &ev_[2], &ev_[3]}) HOPSIM_CUDA_CHECK(cudaEventCreate(e));
+    for (auto* e : {&ev_[0], &ev_[1], &ev_[2], &nbEv_[0], &nbEv_[1]}) HOPSIM_CUDA_CHECK(cudaEventCreate(e));
+    HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostCounts_), sizeof(ListCounts)));
+    deviceAlloc(counts_, 1);
     coeff_ = makeLjCoefficients<P>(c.lj.epsilon, c.lj.sigma, c.lj.cutoff, c.lj.shift);
   }
 
@@ -289,7 +446,10 @@ class CudaMdEngine final : public MdEngine {
     freeArrays();
     deviceFree(ds_);
     if (hostScalars_) cudaFreeHost(hostScalars_);
+    deviceFree(counts_);
+    if (hostCounts_) cudaFreeHost(hostCounts_);
     for (auto e : ev_) if (e) cudaEventDestroy(e);
+    for (auto e : nbEv_) if (e) cudaEventDestroy(e);
     if (stream_) cudaStreamDestroy(stream_);
   }
 
@@ -312,6 +472,21 @@ class CudaMdEngine final : public MdEngine {
       box_.inverseCell[d] = box_.cells[d] / s.box.length[d];
     }
     ncell_ = box_.cells[0] * box_.cells[1] * box_.cells[2];
+    // The row-wise build needs >= 5 bins per axis (then a search span never names a bin twice, BinStencil.h).
+    fastList_ = box_.reach == 2;
+    double longest = 0;
+    for (int d = 0; d < 3; ++d) {
+      grid_.axis[d].cells = box_.cells[d];
+      grid_.axis[d].length = P(box_.L[d]);
+      grid_.axis[d].width = P(box_.L[d] / box_.cells[d]);
+      grid_.axis[d].inverse = P(box_.inverseCell[d]);
+      longest = std::max(longest, box_.L[d]);
+    }
+    // Bins are chosen for a slightly larger sphere than the listed one, so that rounding positions to P (bins come
+    // from S positions) never hides a bin that holds a pair within range.
+    grid_.search = P(range * (1 + 1e-6) + 16 * std::numeric_limits<P>::epsilon() * longest);
+    grid_.rangeSq = P(range * range);
+    listCountsBuild_ = -1;
     a_.n = n_;
     a_.stride = 96;
     for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceAlloc(*p, n_);
@@ -322,7 +497,7 @@ class CudaMdEngine final : public MdEngine {
     deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * n_);
     deviceAlloc(keys_, n_), deviceAlloc(keysSorted_, n_), deviceAlloc(values_, n_), deviceAlloc(order_, n_);
     deviceAlloc(scratch_, static_cast<std::size_t>(n_) * sizeof(double));
-    deviceAlloc(cellStart_, ncell_), deviceAlloc(cellEnd_, ncell_);
+    deviceAlloc(cellStart_, static_cast<std::size_t>(ncell_) + 1);
     sortBytes_ = 0;
     HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
                                                       sortBits(), stream_));
@@ -377,14 +552,11 @@ class CudaMdEngine final : public MdEngine {
     for (long long k = 0; k < steps; ++k) {
       const bool last = k + 1 == steps;
       HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      const auto t0 = std::chrono::steady_clock::now();
       if (hostScalars_->rebuild) {
         rebuild();
         if (!timed && !graphsReady_) captureGraphs();
       }
       if (timed) {
-        HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        stats_.neighborSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         secondHalf(last, true);
         if (!last) firstHalf(true);
       } else {
@@ -418,9 +590,27 @@ class CudaMdEngine final : public MdEngine {
     fetch(a_.fx, fx), fetch(a_.fy, fy), fetch(a_.fz, fz);
   }
 
+  // Neighbour-build time is measured in every mode (CUDA events around each rebuild, which runs outside the graphs).
+  // Force and integration run inside one CUDA Graph per step unless the engine was made with timePhases: then they
+  // are not measured and reported as NaN (printed as "not measured"), never as zero.
   EngineStats stats() const override {
     EngineStats s = stats_;
-    s.maxNeighbors = hostScalars_ ? hostScalars_->maxNeighbors : 0;
+    if (!config_.timePhases) {
+      s.forceSeconds = s.integrateSeconds = s.otherSeconds = std::numeric_limits<double>::quiet_NaN();
+    }
+    if (n_ > 0) {
+      if (listCountsBuild_ != stats_.neighborBuilds) {
+        HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+        HOPSIM_CUDA_CHECK(cudaMemsetAsync(counts_, 0, sizeof(ListCounts), stream_));
+        listCountKernel<<<std::min(blocksFor(n_), 1024), kBlock, 0, stream_>>>(a_.ncount, n_, counts_);
+        HOPSIM_CUDA_CHECK_LAUNCH("listCountKernel");
+        HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostCounts_, counts_, sizeof(ListCounts), cudaMemcpyDeviceToHost, stream_));
+        HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        listCountsBuild_ = stats_.neighborBuilds;
+      }
+      s.meanNeighbors = static_cast<double>(hostCounts_->sum) / static_cast<double>(n_);
+      s.maxNeighbors = hostCounts_->max;
+    }
     return s;
   }
 
@@ -459,33 +649,44 @@ class CudaMdEngine final : public MdEngine {
   // Bin, sort by cell, reorder, find cell ranges, build the list (growing it when an atom has more neighbours).
   void rebuild() {
     const int blocks = blocksFor(n_);
+    HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[0], stream_));
     binKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_, box_, keys_, values_);
     HOPSIM_CUDA_CHECK_LAUNCH("binKernel");
     HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
                                                       sortBits(), stream_));
     permute(a_.x), permute(a_.y), permute(a_.z), permute(a_.vx), permute(a_.vy), permute(a_.vz);
     permute(a_.id);
-    HOPSIM_CUDA_CHECK(cudaMemsetAsync(cellStart_, 0, ncell_ * sizeof(int), stream_));
-    HOPSIM_CUDA_CHECK(cudaMemsetAsync(cellEnd_, 0, ncell_ * sizeof(int), stream_));
-    cellRangeKernel<<<blocks, kBlock, 0, stream_>>>(keysSorted_, n_, cellStart_, cellEnd_);
-    HOPSIM_CUDA_CHECK_LAUNCH("cellRangeKernel");
+    cellStartKernel<<<blocksFor(n_ + 1), kBlock, 0, stream_>>>(keysSorted_, n_, ncell_, cellStart_);
+    HOPSIM_CUDA_CHECK_LAUNCH("cellStartKernel");
     refreshKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_);
     HOPSIM_CUDA_CHECK_LAUNCH("refreshKernel");
     const double range = config_.lj.cutoff + config_.skin;
+    // One host synchronisation per build, for the overflow check: a list that overflowed must be rebuilt before the
+    // force kernel reads it. At 16.4M atoms it costs a launch gap (~10 us) per ~8 ms build.
     for (;;) {
       HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->overflow, 0, sizeof(int), stream_));
-      HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->maxNeighbors, 0, sizeof(int), stream_));
-      buildListKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_, box_, cellStart_, cellEnd_, P(range * range), ds_);
-      HOPSIM_CUDA_CHECK_LAUNCH("buildListKernel");
-      int overflow = 0;
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&overflow, &ds_->overflow, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+      if (fastList_) {
+        buildListKernel<S, P><<<(n_ + kListWarps * 32 - 1) / (kListWarps * 32), kListWarps * 32, 0, stream_>>>(
+            a_, grid_, cellStart_, ds_);
+        HOPSIM_CUDA_CHECK_LAUNCH("buildListKernel");
+      } else {
+        buildListSmallBoxKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_, box_, cellStart_, P(range * range), ds_);
+        HOPSIM_CUDA_CHECK_LAUNCH("buildListSmallBoxKernel");
+      }
+      HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->overflow, &ds_->overflow, sizeof(int), cudaMemcpyDeviceToHost,
+                                        stream_));
       HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      if (overflow == 0) break;
+      if (hostScalars_->overflow == 0) break;
+      const int overflow = hostScalars_->overflow;
       deviceFree(a_.nlist);
       a_.stride = overflow + overflow / 4 + 8;
       deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * n_);
       destroyGraphs();  // the list moved
     }
+    float ms = 0;
+    HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, nbEv_[0], nbEv_[1]));
+    stats_.neighborSeconds += 1e-3 * ms;
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->rebuild, 0, sizeof(int), stream_));
     hostScalars_->rebuild = 0;
     ++stats_.neighborBuilds;
@@ -590,14 +791,15 @@ class CudaMdEngine final : public MdEngine {
     for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceFree(*p);
     deviceFree(a_.pos), deviceFree(a_.id), deviceFree(a_.ncount), deviceFree(a_.nlist);
     deviceFree(keys_), deviceFree(keysSorted_), deviceFree(values_), deviceFree(order_);
-    deviceFree(scratch_), deviceFree(cellStart_), deviceFree(cellEnd_), deviceFree(sortTemp_);
+    deviceFree(scratch_), deviceFree(cellStart_), deviceFree(sortTemp_);
   }
 
   EngineConfig config_;
   int gpu_ = 0;
   std::string deviceName_;
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t ev_[4] = {nullptr, nullptr, nullptr, nullptr};
+  cudaEvent_t ev_[3] = {nullptr, nullptr, nullptr};
+  cudaEvent_t nbEv_[2] = {nullptr, nullptr};  // around each rebuild, timed in every mode
   DeviceScalars* ds_ = nullptr;
   DeviceScalars* hostScalars_ = nullptr;
   LjCoefficients<P> coeff_;
@@ -607,7 +809,12 @@ class CudaMdEngine final : public MdEngine {
   int n_ = 0, ncell_ = 0;
   double mass_ = 1;
   unsigned *keys_ = nullptr, *keysSorted_ = nullptr;
-  int *values_ = nullptr, *order_ = nullptr, *cellStart_ = nullptr, *cellEnd_ = nullptr;
+  int *values_ = nullptr, *order_ = nullptr, *cellStart_ = nullptr;
+  ListGrid<P> grid_{};
+  bool fastList_ = true;
+  ListCounts* counts_ = nullptr;      // device
+  ListCounts* hostCounts_ = nullptr;  // pinned
+  mutable long long listCountsBuild_ = -1;  // the build whose counts hostCounts_ holds
   unsigned char* scratch_ = nullptr;
   unsigned char* sortTemp_ = nullptr;
   std::size_t sortBytes_ = 0;

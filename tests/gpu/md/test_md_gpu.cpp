@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "CatchCompat.h"
 #include "kernels/common/DeviceInfo.h"
@@ -71,19 +72,55 @@ double maxPositionDifference(const ParticleState& a, const ParticleState& b) {
   return worst;
 }
 
-void compareEngines(IntegratorType type, Precision gpuPrecision, double positionTol, double thermoTol) {
-  const ParticleState s = start(8);  // 2,048 atoms
-  auto cpu = makeCpuEngine(benchConfig(Precision::Double, type));
-  auto gpu = makeCudaEngine(benchConfig(gpuPrecision, type), 0);
-  const Outcome a = run(*cpu, s, 100), b = run(*gpu, s, 100);
+struct Agreement {
+  double positionTol, thermoTol;
+};
+
+// Runs the CPU engine (double) and the CUDA engine from the same state, in chunks as runMd does (the step counter
+// keys the Langevin noise), and compares positions, thermo and the neighbour lists' statistics.
+void compareEngines(const ParticleState& s, EngineConfig gpuConfig, long long steps, long long chunk, Agreement tol,
+                    const LjSettings& lj = LjSettings{}) {
+  EngineConfig cpuConfig = gpuConfig;
+  cpuConfig.precision = Precision::Double;
+  auto cpu = makeCpuEngine(cpuConfig);
+  auto gpu = makeCudaEngine(gpuConfig, 0);
+  Outcome o[2];
+  EngineStats st[2];
+  MdEngine* engines[2] = {cpu.get(), gpu.get()};
+  for (int e = 0; e < 2; ++e) {
+    engines[e]->initialize(s);
+    for (long long done = 0; done < steps; done += chunk) engines[e]->advance(std::min(chunk, steps - done), done);
+    o[e].thermo = makeThermoRow(engines[e]->thermo(), s.size(), s.box.volume(), lj, steps, steps * 0.005);
+    engines[e]->download(o[e].state);
+    sortById(o[e].state);
+    st[e] = engines[e]->stats();
+  }
+  const Outcome& a = o[0];
+  const Outcome& b = o[1];
   REQUIRE(b.state.size() == a.state.size());
   for (std::size_t i = 0; i < a.state.size(); ++i) REQUIRE(a.state.id[i] == b.state.id[i]);
   const double dx = maxPositionDifference(a.state, b.state);
-  INFO("max position difference " << dx << ", pe cpu " << a.thermo.pe << " gpu " << b.thermo.pe);
-  CHECK(dx < positionTol);
-  CHECK(std::abs(a.thermo.pe - b.thermo.pe) < thermoTol * std::abs(a.thermo.pe));
-  CHECK(std::abs(a.thermo.temp - b.thermo.temp) < thermoTol * std::abs(a.thermo.temp));
-  CHECK(std::abs(a.thermo.press - b.thermo.press) < thermoTol * std::max(1.0, std::abs(a.thermo.press)));
+  INFO("max position difference " << dx << ", pe cpu " << a.thermo.pe << " gpu " << b.thermo.pe << "; neighbours cpu "
+                                  << st[0].meanNeighbors << " / " << st[0].maxNeighbors << " gpu " << st[1].meanNeighbors
+                                  << " / " << st[1].maxNeighbors << ", builds " << st[0].neighborBuilds << " / "
+                                  << st[1].neighborBuilds);
+  CHECK(dx < tol.positionTol);
+  CHECK(std::abs(a.thermo.pe - b.thermo.pe) < tol.thermoTol * std::abs(a.thermo.pe));
+  CHECK(std::abs(a.thermo.temp - b.thermo.temp) < tol.thermoTol * std::abs(a.thermo.temp));
+  CHECK(std::abs(a.thermo.press - b.thermo.press) < tol.thermoTol * std::max(1.0, std::abs(a.thermo.press)));
+  // The same pairs within cutoff + skin (up to pairs at the range itself, which rounding may place either side).
+  CHECK(st[1].meanNeighbors > 0);
+  if (gpuConfig.precision == Precision::Double) {
+    CHECK(std::abs(st[0].meanNeighbors - st[1].meanNeighbors) < 1e-3 * st[0].meanNeighbors);
+    CHECK(std::abs(st[0].maxNeighbors - st[1].maxNeighbors) <= 1);
+    CHECK(st[0].neighborBuilds == st[1].neighborBuilds);
+  } else {  // lists from float positions, possibly rebuilt a step apart
+    CHECK(std::abs(st[0].meanNeighbors - st[1].meanNeighbors) < 2e-2 * st[0].meanNeighbors);
+  }
+}
+
+void compareEngines(IntegratorType type, Precision gpuPrecision, double positionTol, double thermoTol) {
+  compareEngines(start(8), benchConfig(gpuPrecision, type), 100, 100, {positionTol, thermoTol});  // 2,048 atoms
 }
 
 }  // namespace
@@ -126,4 +163,69 @@ TEST_CASE("gpu md: NVT averages agree between CUDA (mixed) and CPU (double)", "[
   }
   INFO("mean pe per atom: cpu double " << mean[0] << ", cuda mixed " << mean[1]);
   CHECK(std::abs(mean[0] - mean[1]) < 0.02);
+}
+
+TEST_CASE("gpu md: list build edge cases agree with the CPU (smallest boxes, bins exactly range / 2)", "[gpu][md]") {
+  if (!haveGpu()) return;
+  // 256 atoms, box 6.72 < 2.5 (cutoff + skin): too small for half-range bins, the small-box kernel.
+  ParticleState small = makeFccLattice(0.8442, {4, 4, 4}, 1.0);
+  createVelocities(small, 1.44, 87287);
+  compareEngines(small, benchConfig(Precision::Double, IntegratorType::Nve), 100, 100, {1e-9, 1e-10});
+  // 256 atoms in a box of exactly 7 = 5 bins of (cutoff + skin) / 2: search spans of 6 bins are cut to 5.
+  ParticleState exact = makeFccLattice(256.0 / 343.0, {4, 4, 4}, 1.0);
+  for (int d = 0; d < 3; ++d) {
+    const double scale = 7.0 / exact.box.length[d];  // cbrt() may land one ulp off 7
+    std::vector<double>& coord = d == 0 ? exact.x : d == 1 ? exact.y : exact.z;
+    for (double& v : coord) v = std::min(v * scale, std::nextafter(7.0, 0.0));
+    exact.box.length[d] = 7.0;
+  }
+  createVelocities(exact, 1.44, 87287);
+  compareEngines(exact, benchConfig(Precision::Double, IntegratorType::Nve), 100, 100, {1e-9, 1e-10});
+  compareEngines(exact, benchConfig(Precision::Mixed, IntegratorType::Nve), 100, 100, {1e-3, 1e-4});
+}
+
+TEST_CASE("gpu md: NIST validation state point, CUDA and CPU trajectories agree (Langevin, cutoff 3, list growth)",
+          "[gpu][md]") {
+  if (!haveGpu()) return;
+  // md.nist_lj_0.86 as validate runs it: 500 atoms at density 0.86, T* 0.85, cutoff 3 with tail corrections,
+  // Langevin damping 1, advanced in chunks of 10 steps (thermo every 10). ~130 neighbours per atom: the first build
+  // overflows the initial list and grows it. If the GPU path had a bias (thermostat, step keys, tail, energy sums),
+  // the two trajectories would part here.
+  ParticleState s = makeFccLattice(0.86, {5, 5, 5}, 1.0);
+  createVelocities(s, 0.85, 4928);
+  EngineConfig c = benchConfig(Precision::Double, IntegratorType::Langevin);
+  c.lj = LjSettings{1.0, 1.0, 3.0, false, true};
+  c.integrator.temperature = 0.85;
+  c.integrator.damping = 1.0;
+  c.integrator.seed = 12;
+  compareEngines(s, c, 300, 10, {1e-8, 1e-9}, c.lj);
+  c.integrator.type = IntegratorType::NoseHoover;
+  compareEngines(s, c, 300, 10, {1e-8, 1e-9}, c.lj);
+}
+
+TEST_CASE("gpu md: CUDA engine reports measured phase times, never zeros", "[gpu][md]") {
+  if (!haveGpu()) return;
+  const ParticleState s = start(8);
+  for (bool timed : {false, true}) {
+    EngineConfig c = benchConfig(Precision::Mixed, IntegratorType::Nve);
+    c.timePhases = timed;
+    auto e = makeCudaEngine(c, 0);
+    e->initialize(s);
+    e->advance(200, 0);
+    const EngineStats st = e->stats();
+    INFO("timed " << timed << ": builds " << st.neighborBuilds << ", neighbour " << st.neighborSeconds << " s, force "
+                  << st.forceSeconds << " s, integrate " << st.integrateSeconds << " s, mean neighbours "
+                  << st.meanNeighbors);
+    CHECK(st.neighborBuilds > 1);
+    CHECK(st.neighborSeconds > 0);
+    CHECK(st.meanNeighbors > 60);  // ~77 within 2.8 at density 0.8442
+    CHECK(st.maxNeighbors >= st.meanNeighbors);
+    if (timed) {
+      CHECK(st.forceSeconds > 0);
+      CHECK(st.integrateSeconds > 0);
+    } else {
+      CHECK(std::isnan(st.forceSeconds));  // inside the step graph: not measured, and not reported as 0
+      CHECK(std::isnan(st.integrateSeconds));
+    }
+  }
 }
