@@ -18,6 +18,8 @@ struct RawThermo {
   bool finite = true;    // false: NaN or infinite energy, virial or force seen
 };
 
+// Seconds per phase since the engine was made. NaN means "not measured apart": the CUDA engine runs force and
+// integration inside one graph per step unless EngineConfig::timePhases asks it to time them.
 struct EngineStats {
   long long neighborBuilds = 0;
   double neighborSeconds = 0, forceSeconds = 0, integrateSeconds = 0, otherSeconds = 0;
