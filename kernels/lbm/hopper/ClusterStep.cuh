@@ -38,14 +38,9 @@
 #include <cstdint>
 
 #include "kernels/lbm/cuda/LbmKernels.cuh"
+#include "kernels/lbm/hopper/ClusterGeometry.h"
 
 namespace hopsim::lbm::hopper {
-
-// The cells of one block: 32 along x (a 128-byte row of FP32 populations per direction), 8 along y, 1 along z.
-struct Tile {
-  static constexpr int x = 32, y = 8, z = 1;
-  static constexpr int cells = x * y * z;
-};
 
 // Shared memory of the tile (Q populations of Tile::cells cells, stored type) and the alignment TMA wants.
 constexpr std::size_t kTileAlign = 128;
@@ -187,30 +182,17 @@ HOPSIM_UNROLL
   T f[L::Q];
   if (bulk) {
     const auto c = CellCursor<Index>::make(p, x, y, z);
-    const dim3 cb = cluster.block_index();
-    const dim3 cd = cluster.dim_blocks();
+    const dim3 cbDim = cluster.block_index(), cdDim = cluster.dim_blocks();
+    const unsigned cb[3] = {cbDim.x, cbDim.y, cbDim.z}, cd[3] = {cdDim.x, cdDim.y, cdDim.z};
 HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i) {
-      const int cx = L::c(i, 0), cy = L::c(i, 1), cz = L::c(i, 2);
-      const bool wraps = x - cx < 0 || x - cx >= p.n[0] || y - cy < 0 || y - cy >= p.n[1] || z - cz < 0 ||
-                         z - cz >= p.n[2];
-      const int sx = lx - cx, sy = ly - cy, sz = lz - cz;  // source in tile coordinates: -1 .. Tile + 0
-      const int ox = sx < 0 ? -1 : (sx >= Tile::x ? 1 : 0);
-      const int oy = sy < 0 ? -1 : (sy >= Tile::y ? 1 : 0);
-      const int oz = sz < 0 ? -1 : (sz >= Tile::z ? 1 : 0);
-      const int local = ((sz - oz * Tile::z) * Tile::y + (sy - oy * Tile::y)) * Tile::x + (sx - ox * Tile::x);
-      const int bx = static_cast<int>(cb.x) + ox, by = static_cast<int>(cb.y) + oy, bz = static_cast<int>(cb.z) + oz;
-      const bool own = (ox | oy | oz) == 0;
-      const bool inCluster = bx >= 0 && bx < static_cast<int>(cd.x) && by >= 0 && by < static_cast<int>(cd.y) &&
-                             bz >= 0 && bz < static_cast<int>(cd.z);
-      if (!wraps && own) {
-        f[i] = Store::read(tile + i * Tile::cells + local);
-      } else if (!wraps && inCluster) {
-        const unsigned rank = static_cast<unsigned>((bz * static_cast<int>(cd.y) + by) * static_cast<int>(cd.x) + bx);
-        f[i] = Store::read(cluster.map_shared_rank(tile + i * Tile::cells + local, rank));
-      } else {
+      const PullSource from = pullSource<L>(i, p.n, x, y, z, lx, ly, lz, cb, cd);
+      if (from.from == PullFrom::Own)
+        f[i] = Store::read(tile + i * Tile::cells + from.local);
+      else if (from.from == PullFrom::Cluster)
+        f[i] = Store::read(cluster.map_shared_rank(tile + i * Tile::cells + from.local, from.rank));
+      else
         f[i] = Store::read(src + (static_cast<Index>(i) * n + static_cast<Index>(c.self + c.template offset<L>(i, -1))));
-      }
     }
   }
   cluster.barrier_arrive();  // this block has read what it needs of the other tiles

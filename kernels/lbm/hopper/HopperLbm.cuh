@@ -203,17 +203,13 @@ class HopperLbm final : public LbmBackend {
     double score = 0;            // resident cells x (useful blocks / launched blocks)
   };
 
-  // (1, cy, cz) for C blocks: along z first in 3D (a 32 x 8 x C brick has less surface than 32 x 8C x 1 for
-  // C <= 8), along y in 2D.
+  // The padded grid of a cluster of C blocks (clusterDims: (1, cy, cz)), and the share of its blocks that hold cells.
   ClusterShape shapeFor(int c) const {
     ClusterShape s;
     s.blocks = c;
-    if (p_.n[2] > 1) {
-      const int cz = std::min(c, 8);
-      s.dims = dim3(1, c / cz, cz);
-    } else {
-      s.dims = dim3(1, c, 1);
-    }
+    int dims[3];
+    clusterDims(c, p_.n[2] > 1, dims);
+    s.dims = dim3(dims[0], dims[1], dims[2]);
     const long long tx = (p_.n[0] + Tile::x - 1) / Tile::x;
     const long long ty = (p_.n[1] + Tile::y - 1) / Tile::y;
     const long long tz = (p_.n[2] + Tile::z - 1) / Tile::z;
