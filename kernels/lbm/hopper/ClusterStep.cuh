@@ -13,6 +13,10 @@
 //     result is bitwise the portable kernel's. Boundary cells (next to faces or solids) are not touched here:
 //     the portable boundaryStepKernel does them, so every lattice and boundary type works unchanged.
 //
+// Where the pulls of a D3Q19 cell come from in a large box (test_lbm_hopper_host.cpp's arithmetic): own tile 42.5%;
+// DSMEM 25%, 37%, 43%, 46% and global memory (L2) 33%, 21%, 14%, 11% for clusters of 2, 4, 8 (1x1x8) and
+// 16 (1x2x8) blocks.
+//
 // The floor and the prediction (H200, docs/performance.md). A D3Q19 FP32 step moves 152 B per cell (19 populations
 // read, 19 written, 4 B each); at the measured copy bandwidth of ~3,950 GB/s that is 3950e9 / 152 = ~26,000 MLUPS.
 // The portable kernel already measures 25,319 MLUPS (97.6% of copy): its neighbour re-reads hit L1/L2, so DRAM sees
@@ -23,12 +27,14 @@
 // no gain for FP16 storage either (the bytes in flight per SM are the same 19 x 2 B x 1024 threads as the
 // portable kernel, which is what limits FP16 to ~61% of copy). What the cluster design is for comes next:
 //   - temporal blocking, k steps per launch inside a cluster-resident brick with a halo of width k: DRAM bytes per
-//     cell-step fall to ~(152 / k) x (halo overhead); a 16-block cluster holds ~16 x 200 KB of tiles, a brick of
-//     ~40^3 FP32 D3Q19 cells, so k = 2 with a halo of 2 gives ~152 x (1 + 1.42) / 2 / 2 = ~92 B per cell-step,
-//     predicted ~1.5x (~38,000 MLUPS) if the arithmetic of the redundant halo updates stays hidden;
+//     cell-step fall to ~(76 x halo read factor + 76) / k. A 16-block cluster holds ~16 x 200 KB of shared
+//     memory; two population copies of FP32 D3Q19 (152 B per cell) fit ~21,000 cells, a 28^3 brick, so k = 2 updates
+//     a 24^3 interior from a 28^3 read: (76 x 1.59 + 76) / 2 = ~98 B per cell-step, a floor of ~40,000 MLUPS,
+//     predicted ~36,000 (1.4x) if the redundant halo updates and the in-brick barriers stay hidden;
 //   - a persistent, pipelined TMA kernel (2-3 tile stages per block) to put more bytes in flight per SM than
 //     registers allow, predicted to lift FP16 storage from 61% towards ~90% of copy (~47,000 MLUPS).
-// Both are TODO; the template parameters below keep room for a step count K.
+// Both are TODO. For temporal blocking the kernel would take K as a template parameter, load a (brick + 2K halo)
+// region per cluster, and run K pull/collide rounds between cluster barriers, the stores of the last round only.
 #pragma once
 
 #include <cooperative_groups.h>
