@@ -1,4 +1,4 @@
-// makeCudaBackend: picks the lattice's portable CUDA backend and resolves the layout and launch options.
+// makeCudaBackend: picks the lattice's portable or Hopper CUDA backend and resolves the layout and launch options.
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -33,11 +33,20 @@ int intFromEnvironment(const char* name, int fallback, int lo, int hi) {
   return static_cast<int>(x);
 }
 
+// HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto: how the Hopper cluster kernel fills its tiles (auto: TMA where it can).
+HopperLbmOptions::TileLoad tileLoadFromEnvironment() {
+  const char* v = std::getenv("HOPSIM_HOPPER_TILE_LOAD");
+  if (!v || !*v) return HopperLbmOptions::TileLoad::Auto;
+  const std::string s = v;
+  if (s == "tma") return HopperLbmOptions::TileLoad::Tma;
+  if (s == "plain") return HopperLbmOptions::TileLoad::Plain;
+  if (s == "auto") return HopperLbmOptions::TileLoad::Auto;
+  throw std::runtime_error("HOPSIM_HOPPER_TILE_LOAD=" + s + ": expected tma, plain or auto");
+}
+
 }  // namespace
 
 std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup& setup, KernelVariant variant, int device) {
-  if (variant == KernelVariant::Hopper)
-    throw std::runtime_error("the Hopper LBM kernels are not part of this build yet; use device.kernels: portable or auto");
   CudaLbmOptions o;
   o.device = device;
   o.layout = setup.layout;
@@ -49,6 +58,14 @@ std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup& setup, KernelVariant
   }
   o.blockThreads = intFromEnvironment("HOPSIM_LBM_BLOCK_THREADS", 256, 64, 256);
   o.graphSteps = intFromEnvironment("HOPSIM_LBM_GRAPH_STEPS", 32, 2, 4096);
+  if (variant == KernelVariant::Hopper) {
+    // Thread block clusters (kernels/lbm/hopper/); two lattices always, so no in-place fallback note here.
+    o.note.clear();
+    HopperLbmOptions h;
+    h.clusterBlocks = intFromEnvironment("HOPSIM_HOPPER_CLUSTER", 0, 0, 16);
+    h.tileLoad = tileLoadFromEnvironment();
+    return makeHopperLbm(setup, o, h);
+  }
   switch (setup.lattice) {
     case LatticeKind::D2Q9: return makeCudaLbmD2Q9(setup, o);
     case LatticeKind::D3Q19: return makeCudaLbmD3Q19(setup, o);

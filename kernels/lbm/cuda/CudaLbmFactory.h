@@ -27,8 +27,27 @@ inline bool inPlaceSupports(const LbmSetup& s) {
   return true;
 }
 
+// Options of the Hopper backend (kernels/lbm/hopper/): the cluster size and how tiles are loaded; 0 = automatic.
+struct HopperLbmOptions {
+  int clusterBlocks = 0;  // 2, 4, 8 or 16 blocks per cluster; 0: the size with the most resident cells
+  enum class TileLoad { Auto, Tma, Plain } tileLoad = TileLoad::Auto;  // Auto and Tma: TMA where the shape allows
+};
+
 std::unique_ptr<LbmBackend> makeCudaLbmD2Q9(const LbmSetup& setup, const CudaLbmOptions& options);
 std::unique_ptr<LbmBackend> makeCudaLbmD3Q19(const LbmSetup& setup, const CudaLbmOptions& options);
 std::unique_ptr<LbmBackend> makeCudaLbmD3Q27(const LbmSetup& setup, const CudaLbmOptions& options);
+
+// The Hopper backend (compute capability 9.0 and newer; throws a clear error on older GPUs): thread block cluster
+// bulk kernel for D2Q9 and D3Q19 in single and FP16 storage, the portable bulk kernel otherwise; always two
+// lattices. `options.layout` in-place is answered with two lattices and a note in description().
+std::unique_ptr<LbmBackend> makeHopperLbmD2Q9(const LbmSetup& setup, const CudaLbmOptions& options,
+                                              const HopperLbmOptions& hopper);
+std::unique_ptr<LbmBackend> makeHopperLbmD3Q19(const LbmSetup& setup, const CudaLbmOptions& options,
+                                               const HopperLbmOptions& hopper);
+std::unique_ptr<LbmBackend> makeHopperLbmD3Q27(const LbmSetup& setup, const CudaLbmOptions& options,
+                                               const HopperLbmOptions& hopper);
+// makeHopperLbmD2Q9/D3Q19/D3Q27 by the setup's lattice.
+std::unique_ptr<LbmBackend> makeHopperLbm(const LbmSetup& setup, const CudaLbmOptions& options,
+                                          const HopperLbmOptions& hopper);
 
 }  // namespace hopsim::lbm

@@ -1,0 +1,304 @@
+// The Hopper LBM backend (kernels/lbm/hopper/: thread block clusters, DSMEM halos, TMA tile loads) against the
+// portable CUDA backend. The cluster kernel runs the same collide() on the same populations, so after N steps the
+// fields must be bitwise equal: D2Q9 and D3Q19 in single and FP16 storage, every boundary type of the agreement
+// cases, plus boxes spanning several tiles and clusters, with TMA and plain tile loads and every cluster size.
+// Also: the fallbacks (D3Q27, double: portable bulk kernel), graphs against single launches, the bench wiring,
+// and the clear error on a GPU older than Hopper.
+//
+// Run: hopsim_tests "[hopper]"   (skips without a GPU; the bitwise tests skip on GPUs older than compute 9.0)
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "CatchCompat.h"
+#include "LbmAgreementCases.h"
+#include "kernels/common/DeviceInfo.h"
+#include "solvers/lbm/LbmBench.h"
+
+#if HOPSIM_WITH_CUDA
+#include "kernels/lbm/cuda/CudaLbmFactory.h"
+
+using namespace hopsim;
+using namespace hopsim::lbm;
+using namespace hopsim::lbm::testing;
+
+namespace {
+
+using TileLoad = HopperLbmOptions::TileLoad;
+
+int gpuMajor() {
+  if (cudaDeviceCount() <= 0) return 0;
+  return cudaDevices().front().ccMajor;
+}
+
+bool haveHopper() {
+  const int major = gpuMajor();
+  if (major >= 9) return true;
+  std::printf(major ? "GPU older than compute capability 9.0: Hopper test skipped\n"
+                    : "no CUDA device: Hopper test skipped\n");
+  return false;
+}
+
+std::unique_ptr<LbmBackend> portable(LbmSetup s) {
+  s.layout = StreamingLayout::TwoLattice;
+  return makeCudaBackend(s, KernelVariant::Portable, 0);
+}
+
+std::unique_ptr<LbmBackend> hopperBackend(const LbmSetup& s, int clusterBlocks, TileLoad load) {
+  CudaLbmOptions o;
+  o.device = 0;
+  o.layout = StreamingLayout::TwoLattice;
+  HopperLbmOptions h;
+  h.clusterBlocks = clusterBlocks;
+  h.tileLoad = load;
+  return makeHopperLbm(s, o, h);
+}
+
+bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Every cell's density and velocity bit for bit (solid cells read 1 and 0 in both), the observables (fixed-order
+// reductions of the same populations) bit for bit, the obstacle forces (sums of atomics in any order) to round-off.
+void checkIdentical(LbmBackend& ref, LbmBackend& test) {
+  std::vector<double> rr, ur, rt, ut;
+  ref.macroscopic(rr, ur);
+  test.macroscopic(rt, ut);
+  REQUIRE(rr.size() == rt.size());
+  REQUIRE(ur.size() == ut.size());
+  std::size_t rhoDiffer = 0, uDiffer = 0, firstBad = rr.size();
+  double maxSpeed = 0;
+  for (std::size_t c = 0; c < rr.size(); ++c) {
+    const bool rhoSame = sameBits(rr[c], rt[c]);
+    const bool uSame = sameBits(ur[3 * c], ut[3 * c]) && sameBits(ur[3 * c + 1], ut[3 * c + 1]) &&
+                       sameBits(ur[3 * c + 2], ut[3 * c + 2]);
+    rhoDiffer += !rhoSame;
+    uDiffer += !uSame;
+    if ((!rhoSame || !uSame) && firstBad == rr.size()) firstBad = c;
+    maxSpeed = std::max(maxSpeed, std::hypot(ur[3 * c], ur[3 * c + 1], ur[3 * c + 2]));
+  }
+  INFO("cells " << rr.size() << ", density differs in " << rhoDiffer << ", velocity in " << uDiffer
+                << (firstBad < rr.size() ? ", first at cell " + std::to_string(firstBad) : std::string()));
+  CHECK(std::isfinite(maxSpeed));
+  CHECK(maxSpeed > 1e-4);  // a flow, not a fluid at rest
+  CHECK(rhoDiffer == 0);
+  CHECK(uDiffer == 0);
+  const Observables a = ref.observables(), b = test.observables();
+  CHECK(sameBits(a.mass, b.mass));
+  CHECK(sameBits(a.kineticEnergy, b.kineticEnergy));
+  CHECK(sameBits(a.maxSpeed, b.maxSpeed));
+  const auto fa = ref.obstacleForces(), fb = test.obstacleForces();
+  REQUIRE(fa.size() == fb.size());
+  double scale = 0, diff = 0;
+  for (std::size_t k = 0; k < fa.size(); ++k)
+    for (int d = 0; d < 3; ++d) {
+      scale = std::max(scale, std::abs(fa[k][d]));
+      diff = std::max(diff, std::abs(fa[k][d] - fb[k][d]));
+    }
+  INFO("force difference " << diff << " of " << scale);
+  CHECK(diff <= 1e-12 * std::max(scale, 1e-30));
+}
+
+// 100 steps as the agreement tests run them: a graph of 32 and 5 single launches, then 63 steps ending with forces.
+void run100(LbmBackend& b) {
+  b.advance(37, false);
+  b.advance(63, true);
+}
+
+LbmSetup withPrecision(LbmSetup s, Precision p) {
+  s.precision = p;
+  return s;
+}
+
+// Boxes of several tiles (32 x 8 x 1 cells) and clusters in every direction, sizes not multiples of the tile or of
+// the cluster, periodic (with wrap-around pulls across cluster bricks) and walled (boundary cells interleaved with
+// cluster-kernel cells). All x extents keep TMA usable for FP32 and FP16 (x * 2 bytes a multiple of 16).
+std::vector<std::pair<std::string, std::string>> largeCases() {
+  const std::string common = "solver: lbm\nfluid: {tau: 0.62}\nrun: {steps: 100}\n";
+  return {
+      {"D3Q19 periodic 72x20x19 + box obstacle + force",
+       common + "lattice: D3Q19\nprecision: single\ncollision: {model: trt}\n"
+                "domain: {cells: [72, 20, 19], periodic: [x, y, z]}\nbody_force: [2.0e-5, -1.0e-5, 0.5e-5]\n"
+                "obstacles:\n  - {name: block, shape: box, min: [30, 6, 5], max: [41, 13, 11]}\n"
+                "initial: {taylor_green: {u0: 0.04}}\n"},
+      {"D3Q19 duct 64x22x17 walls + moving lid + sphere",
+       common + "lattice: D3Q19\nprecision: single\ncollision: {model: bgk}\n"
+                "domain: {cells: [64, 22, 17], periodic: [x]}\nbody_force: [3.0e-5, 0, 0]\nboundaries:\n"
+                "  y-: {type: wall}\n  y+: {type: wall}\n  z-: {type: wall}\n"
+                "  z+: {type: moving_wall, velocity: [0.04, 0.01, 0]}\n"
+                "obstacles:\n  - {name: ball, shape: sphere, center: [20, 11.3, 8.2], radius: 4}\n"
+                "initial: {density: 1.0, velocity: [0.01, 0.002, -0.001]}\n"},
+      {"D2Q9 periodic 136x90 + cylinder + force",
+       common + "lattice: D2Q9\nprecision: single\ncollision: {model: bgk}\n"
+                "domain: {cells: [136, 90], periodic: [x, y]}\nbody_force: [2.0e-5, 1.0e-5]\n"
+                "obstacles:\n  - {name: cyl, shape: circle, center: [50, 40.5], radius: 9}\n"
+                "initial: {taylor_green: {u0: 0.04}}\n"},
+      {"D2Q9 channel 96x41 inlet/outlet/walls + cylinder",
+       common + "lattice: D2Q9\nprecision: single\ncollision: {model: trt}\n"
+                "domain: {cells: [96, 41]}\nboundaries:\n"
+                "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
+                "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: wall}\n"
+                "obstacles:\n  - {name: cyl, shape: circle, center: [24, 20.3], radius: 5}\n"
+                "initial: {density: 1.0, velocity: [0.03, 0]}\n"},
+  };
+}
+
+}  // namespace
+
+TEST_CASE("Hopper LBM equals the portable kernels bitwise on every agreement case", "[gpu][lbm][hopper]") {
+  if (!haveHopper()) return;
+  for (const std::string lattice : {"D2Q9", "D3Q19"})
+    for (const Precision precision : {Precision::Single, Precision::Half})
+      for (const std::string collision : {"bgk", "trt"})
+        for (const Flow flow : flowsFor(lattice))
+          for (const TileLoad load : {TileLoad::Auto, TileLoad::Plain}) {
+            const LbmSetup setup =
+                withPrecision(buildSetup(parseCase(caseYaml(lattice, "single", collision, flow))), precision);
+            auto ref = portable(setup);
+            auto h = hopperBackend(setup, 0, load);
+            INFO(lattice << (precision == Precision::Half ? " half " : " single ") << collision << " "
+                         << flowName(flow) << " | " << h->description());
+            CHECK(h->name() == "cuda/hopper");
+            CHECK(h->description().find("cluster kernel") != std::string::npos);
+            run100(*ref);
+            run100(*h);
+            checkIdentical(*ref, *h);
+          }
+}
+
+TEST_CASE("Hopper LBM equals the portable kernels bitwise across tiles and clusters of every size", "[gpu][lbm][hopper]") {
+  if (!haveHopper()) return;
+  for (const auto& [name, yaml] : largeCases())
+    for (const Precision precision : {Precision::Single, Precision::Half}) {
+      const LbmSetup setup = withPrecision(buildSetup(parseCase(yaml)), precision);
+      auto ref = portable(setup);
+      run100(*ref);
+      for (const int cluster : {0, 2, 4, 8, 16})
+        for (const TileLoad load : {TileLoad::Tma, TileLoad::Plain}) {
+          std::unique_ptr<LbmBackend> h;
+          try {
+            h = hopperBackend(setup, cluster, load);
+          } catch (const std::runtime_error& e) {
+            // A 16-block cluster is non-portable: a device may refuse it. Every other size must run.
+            INFO(e.what());
+            CHECK(cluster == 16);
+            WARN("cluster of 16 refused: " << e.what());
+            continue;
+          }
+          INFO(name << (precision == Precision::Half ? " half" : " single") << ", cluster " << cluster
+                    << (load == TileLoad::Tma ? ", TMA" : ", plain") << " | " << h->description());
+          if (load == TileLoad::Tma) CHECK(h->description().find("tile loads: TMA") != std::string::npos);
+          else CHECK(h->description().find("tile loads: plain") != std::string::npos);
+          if (cluster) CHECK(h->description().find("clusters of " + std::to_string(cluster) + " blocks") != std::string::npos);
+          run100(*h);
+          checkIdentical(*ref, *h);
+        }
+    }
+}
+
+TEST_CASE("Hopper LBM: fallbacks, layouts, TMA refusal, graphs and single launches", "[gpu][lbm][hopper]") {
+  if (!haveHopper()) return;
+  SECTION("D3Q27 and double run the portable bulk kernel inside the Hopper backend, bitwise the same") {
+    const std::vector<std::pair<std::string, Precision>> cases = {
+        {"D3Q27", Precision::Single}, {"D3Q27", Precision::Half}, {"D3Q19", Precision::Double},
+        {"D2Q9", Precision::Double}};
+    for (const auto& [lattice, precision] : cases) {
+      const LbmSetup setup = withPrecision(
+          buildSetup(parseCase(caseYaml(lattice, "single", "trt", Flow::PeriodicForce))), precision);
+      auto ref = portable(setup);
+      auto h = hopperBackend(setup, 0, TileLoad::Auto);
+      INFO(lattice << " " << h->description());
+      CHECK(h->description().find("portable bulk kernel") != std::string::npos);
+      run100(*ref);
+      run100(*h);
+      checkIdentical(*ref, *h);
+    }
+  }
+  SECTION("an x extent TMA cannot stride falls back to plain loads and says why") {
+    // The duct case is 10 cells wide: 40 bytes per FP32 row, not a multiple of 16.
+    const LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", Flow::Duct)));
+    auto h = hopperBackend(setup, 0, TileLoad::Tma);
+    INFO(h->description());
+    CHECK(h->description().find("TMA not used") != std::string::npos);
+  }
+  SECTION("in-place requested: two lattices, with a note; through makeCudaBackend") {
+    LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", Flow::PeriodicForce)));
+    setup.layout = StreamingLayout::InPlace;
+    auto h = makeCudaBackend(setup, KernelVariant::Hopper, 0);
+    INFO(h->description());
+    CHECK(h->name() == "cuda/hopper");
+    CHECK(h->layout() == "two-lattice");
+    CHECK(h->description().find("in-place layout not used") != std::string::npos);
+  }
+  SECTION("graph replays, single launches and timed steps give the same state") {
+    const LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", Flow::Cavity)));
+    auto graphs = hopperBackend(setup, 0, TileLoad::Auto);
+    auto singles = hopperBackend(setup, 0, TileLoad::Auto);
+    graphs->advance(96, false);
+    for (int k = 0; k < 96; ++k) singles->advance(1, false);
+    CHECK(graphs->timeSteps(64) > 0);
+    singles->advance(64, false);
+    checkIdentical(*singles, *graphs);
+  }
+}
+
+TEST_CASE("LBM bench runs the Hopper kernels next to the portable ones", "[gpu][lbm][hopper]") {
+  if (!haveHopper()) return;
+  LbmCase c = defaultBenchCase();
+  c.cells = {64, 64, 64};
+  BenchOptions o;
+  o.steps = 64;
+  o.repeats = 2;
+  o.layouts = {"two-lattice"};
+  o.variants = {KernelVariant::Portable, KernelVariant::Hopper};
+  const auto j = bench(c, o);
+  INFO(j.dump(2));
+  REQUIRE(j["runs"].size() == 2);
+  for (int k = 0; k < 2; ++k) {
+    const auto& r = j["runs"][k];
+    REQUIRE(r.contains("mlups"));
+    CHECK(r["mlups"]["median"].get<double>() > 0);
+    CHECK(r["bytes_per_cell_step"].get<double>() == 152.0);
+  }
+  CHECK(j["runs"][1]["kernels"] == "hopper");
+  CHECK(j["runs"][1]["description"].get<std::string>().find("cluster kernel") != std::string::npos);
+}
+
+TEST_CASE("device.kernels: hopper on a GPU older than Hopper is a clear error", "[gpu][lbm][hopper]") {
+  const int major = gpuMajor();
+  if (major == 0 || major >= 9) {
+    std::printf("%s: test of the pre-Hopper error skipped\n", major ? "Hopper GPU" : "no CUDA device");
+    return;
+  }
+  const LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", Flow::PeriodicForce)));
+  try {
+    makeCudaBackend(setup, KernelVariant::Hopper, 0);
+    FAIL("the Hopper backend was built on a GPU of compute capability " << major << ".x");
+  } catch (const std::runtime_error& e) {
+    const std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("compute capability 9.0") != std::string::npos);
+    CHECK(msg.find("kernels: portable") != std::string::npos);
+  }
+}
+
+// A small case for compute-sanitizer on the cluster kernel (memcheck, racecheck over shared memory and DSMEM,
+// synccheck): hopsim_tests "[hopper-sanitize]". Not tagged [sanitize], so the portable sanitizer runs stay as they are.
+TEST_CASE("Hopper LBM small cases for compute-sanitizer", "[gpu][lbm][hopper][hopper-sanitize]") {
+  if (!haveHopper()) return;
+  for (const Flow flow : {Flow::Channel, Flow::PeriodicForce}) {
+    const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", flow)));
+    for (const TileLoad load : {TileLoad::Tma, TileLoad::Plain}) {
+      auto g = hopperBackend(s, 0, load);
+      g->advance(3, true);
+      g->advance(2, false);
+      std::vector<double> rho, u;
+      g->macroscopic(rho, u);
+      CHECK(std::isfinite(g->observables().mass));
+    }
+  }
+}
+
+#endif  // HOPSIM_WITH_CUDA
