@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# One device call that builds (sm_90, MPI on, VTK off) and then runs, most important first, what the arguments name,
+# each step under its own time limit and none started past a deadline (the device tool stops a call at 600 s).
+# Steps: md (GPU MD tests, benchmarks to 16.4M atoms, NIST 0.86 on CUDA), hopper (tests, portable vs hopper
+# benchmarks, sanitizers), half (FP16 kernels), mpi (decomposed LBM: GPU tests, 1/2/4 ranks with and without MPS and
+# with the exchange skipped, sanitizers), lbm (all [gpu][lbm] tests). Logs in $OUT/session.tgz.
+# Usage: OUT=dir bash bench/device_check.sh md hopper mpi
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/usr/local/cuda/bin:$PATH OMP_NUM_THREADS=2
+F=${OUT:?}
+R=/tmp/gpu-out
+DEADLINE=${DEADLINE:-540}
+rm -rf "$R" && mkdir -p "$R"
+rm -f tests/gpu/lbm/test_lbm_cell_update_host.cpp  # host-only test, slow to compile, runs in CI
+t0=$SECONDS
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOPSIM_WITH_CUDA=ON -DHOPSIM_WITH_VTK=OFF \
+  -DHOPSIM_WITH_MPI=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DHOPSIM_BUILD_TESTS=ON > "$R/build.log" 2>&1 &&
+  timeout 330 cmake --build build -j16 --target hopsim hopsim_tests hopsim_mpi_tests >> "$R/build.log" 2>&1
+echo "build: exit $? in $((SECONDS - t0)) s" | tee "$R/status.txt"
+M="mpiexec --allow-run-as-root --oversubscribe --bind-to none"
+T=build/tests/hopsim_tests
+run() { local name=$1 limit=$2; shift 2
+        if [ $((SECONDS + 5)) -ge "$DEADLINE" ]; then echo "$name: skipped (deadline)" | tee -a "$R/status.txt"; return; fi
+        [ $((SECONDS + limit)) -gt "$DEADLINE" ] && limit=$((DEADLINE - SECONDS))
+        local s=$SECONDS; timeout "$limit" "$@" > "$R/$name.log" 2>&1
+        echo "$name: exit $? in $((SECONDS - s)) s" | tee -a "$R/status.txt"; }
+B="build/hopsim bench"
+for step in "$@"; do case $step in
+md)
+  run md_gpu_tests 150 $T "[gpu][md]"
+  run md_bench_160 90 $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \
+    --set device.backend=cuda --steps 200 --repeats 3 --json "$R/md_bench_160.json"
+  run md_bench_64 60 $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[64,64,64]" --set precision=mixed \
+    --set device.backend=cuda --steps 1000 --repeats 3 --json "$R/md_bench_64.json"
+  run md_bench_20 60 $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[20,20,20]" --set precision=mixed \
+    --set device.backend=cuda --steps 2000 --repeats 3 --json "$R/md_bench_20.json"
+  run nist_cuda 150 build/hopsim validate --all --backend cuda md.nist_lj_0.86 ;;
+hopper)
+  run hopper_tests 150 $T "[hopper]"
+  for c in d3q19_256_single d3q19_256_half d2q9_4096_single; do
+    run "hopper_bench_$c" 60 $B "bench/lbm_$c.yaml" --kernels portable,hopper --repeats 5 --json "$R/hopper_bench_$c.json"
+  done
+  run hopper_memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run hopper_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]" ;;
+half)
+  run half_tests 90 $T "[half]"
+  for p in 0 1; do
+    run "half_bench_pairs$p" 60 env HOPSIM_LBM_HALF_PAIRS=$p $B bench/lbm_d3q19_256_half.yaml \
+      --repeats 5 --json "$R/half_bench_pairs$p.json"
+  done ;;
+mpi)
+  run mpi_gpu_4 60 $M -n 4 build/tests/hopsim_mpi_tests "[gpu]"
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
+  nvidia-cuda-mps-control -d > "$R/mps_start.log" 2>&1; echo "mps start: $?" | tee -a "$R/status.txt"
+  for n in 1 2 4; do run "lbm_ranks_${n}_mps" 60 $M -n $n $B bench/lbm_d3q19_256_single.yaml --repeats 3 --json "$R/lbm_ranks_${n}_mps.json"; done
+  for n in 2 4; do run "lbm_ranks_${n}_mps_skip" 60 $M -n $n -x HOPSIM_LBM_SKIP_HALO=1 $B bench/lbm_d3q19_256_single.yaml --repeats 3 --json "$R/lbm_ranks_${n}_mps_skip.json"; done
+  echo quit | nvidia-cuda-mps-control
+  run memcheck_mpi2 60 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests "[gpu]"
+  run racecheck_mpi2 90 $M -n 2 compute-sanitizer --tool racecheck --error-exitcode 1 build/tests/hopsim_mpi_tests "[gpu]" ;;
+lbm)
+  run lbm_gpu_tests 200 $T "[gpu][lbm]" ;;
+esac; done
+tar czf "$F/session.tgz" -C /tmp gpu-out
+cat "$R/status.txt"
+grep -h -E "test cases|assertions|FAILED" "$R"/*_tests.log "$R"/mpi_gpu_4.log 2>/dev/null | tail -12
+grep -h -E "PASS|FAIL" "$R/nist_cuda.log" 2>/dev/null | tail -4
+grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$R"/*check*.log 2>/dev/null
+python3 - "$R" <<'PY'
+import glob, json, os, sys
+for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    j = json.load(open(p))
+    for r in j.get("runs", [j]):
+        if "error" in r: print(os.path.basename(p), "ERROR", r["error"][:150]); continue
+        keys = {k: r[k] for k in ("kernels", "mlups", "fraction_of_copy_bandwidth", "atom_steps_per_second", "ms_per_step", "halo_fraction_of_step", "neighbor_ms_per_build", "mean_neighbors") if k in r}
+        print(os.path.basename(p), json.dumps(keys)[:420])
+PY
