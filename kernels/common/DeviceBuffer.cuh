@@ -76,9 +76,27 @@ class PinnedBuffer {
   std::size_t count_ = 0;
 };
 
+// Makes `device` the current GPU while the members declared after it are constructed: streams and events belong to
+// the device current at their creation. An ordinal that does not exist is left for the owner to report.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) == cudaSuccess && device >= 0 && device < count)
+      HOPSIM_CUDA_CHECK(cudaSetDevice(device));
+  }
+};
+
 class CudaStream {
  public:
   CudaStream() { HOPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  // A stream of the device's highest priority: its blocks are scheduled before those of other streams' kernels.
+  struct HighestPriority {};
+  explicit CudaStream(HighestPriority) {
+    int least = 0, greatest = 0;
+    HOPSIM_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    HOPSIM_CUDA_CHECK(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, greatest));
+  }
   ~CudaStream() {
     if (s_) cudaStreamDestroy(s_);
   }

@@ -26,7 +26,7 @@ class CudaLbm final : public LbmBackend {
  public:
   CudaLbm(const LbmSetup& s, const CudaLbmOptions& o)
       : p_(convertDomain<T>(s.domain)), options_(o), obstacles_(s.obstacles),
-        inPlace_(o.layout == StreamingLayout::InPlace), haloAll_(s.haloAllPopulations) {
+        inPlace_(o.layout == StreamingLayout::InPlace), haloAll_(s.haloAllPopulations), deviceScope_(o.device) {
     if (inPlace_ && p_.hasGhosts())
       throw std::logic_error("a decomposed domain needs the two-lattice layout (halo planes of one current array)");
     selectDevice();
@@ -160,10 +160,10 @@ class CudaLbm final : public LbmBackend {
     if (forces) forces_.zero(stream_.get());
     joinStreams();
     if (wide_) {
-      launchPart<unsigned long long>(haloStream_.get(), parity_, forces, shell_);
+      launchShell<unsigned long long>(parity_, forces);
       launchPart<unsigned long long>(stream_.get(), parity_, forces, interior_);
     } else {
-      launchPart<unsigned>(haloStream_.get(), parity_, forces, shell_);
+      launchShell<unsigned>(parity_, forces);
       launchPart<unsigned>(stream_.get(), parity_, forces, interior_);
     }
     parity_ ^= 1;
@@ -377,24 +377,39 @@ class CudaLbm final : public LbmBackend {
     return false;
   }
 
-  // The shell / interior split of the cell classes and the boundary list (advanceShellFirst).
+  // The shell / interior split (advanceShellFirst): the interior keeps the cell classes outside the shell; the shell
+  // is a few disjoint planes, launched as regions over the full class array so that only its cells get threads,
+  // and the boundary list is split alike.
   void splitShell(const std::vector<std::uint8_t>& cls, const std::vector<BoundaryCell>& list) {
-    std::vector<std::uint8_t> shell(cls.size(), kCellSkip), interior(cls.size(), kCellSkip);
+    std::vector<std::uint8_t> interior(cls);
     std::size_t c = 0;
     for (int z = 0; z < p_.n[2]; ++z)
       for (int y = 0; y < p_.n[1]; ++y)
-        for (int x = 0; x < p_.n[0]; ++x, ++c) (inShell(x, y, z) ? shell : interior)[c] = cls[c];
+        for (int x = 0; x < p_.n[0]; ++x, ++c)
+          if (inShell(x, y, z)) interior[c] = kCellSkip;
     std::vector<BoundaryCell> shellList, interiorList;
     for (const BoundaryCell& b : list) (inShell(b.x, b.y, b.z) ? shellList : interiorList).push_back(b);
-    shellCls_ = DeviceBuffer<std::uint8_t>(cls.size());
     interiorCls_ = DeviceBuffer<std::uint8_t>(cls.size());
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(shellCls_.get(), shell.data(), cls.size(), cudaMemcpyHostToDevice, stream_.get()));
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(interiorCls_.get(), interior.data(), cls.size(), cudaMemcpyHostToDevice, stream_.get()));
     shellList_ = upload(shellList);
     interiorList_ = upload(interiorList);
-    shell_ = {shellCls_.get(), shellList_.get(), static_cast<long long>(shellList.size())};
+    shell_ = {cls_.get(), shellList_.get(), static_cast<long long>(shellList.size())};
     interior_ = {interiorCls_.get(), interiorList_.get(), static_cast<long long>(interiorList.size())};
+    shellRegions_ = shellRegions(p_);
     stream_.synchronize();
+  }
+
+  // The shell's bulk cells, region by region, then its boundary cells, all on the (high-priority) halo stream.
+  template <class Index>
+  void launchShell(int parity, double* forces) {
+    withAccess<Index>(parity, [&](const auto access) {
+      for (const CellRegion& r : shellRegions_) {
+        const auto blocks = static_cast<unsigned>((r.cells() + kMaxBlockThreads - 1) / kMaxBlockThreads);
+        bulkRegionKernel<L, Index><<<blocks, kMaxBlockThreads, 0, haloStream_.get()>>>(p_, cls_.get(), access, r);
+        HOPSIM_CUDA_CHECK_LAUNCH("bulkRegionKernel");
+      }
+    });
+    launchPart<Index>(haloStream_.get(), parity, forces, StepPart{nullptr, shell_.list, shell_.count});
   }
 
   // Initial equilibrium, a slab of z planes at a time through one pinned staging buffer that kernels read directly.
@@ -445,12 +460,14 @@ class CudaLbm final : public LbmBackend {
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
+  // A part without a class array has no bulk launch (the shell's bulk cells go by region).
   template <class Index>
   void launchPart(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
-    withAccess<Index>(parity, [&](const auto access) {
-      bulkStepKernel<L, Index><<<grid_, block_, 0, st>>>(p_, part.cls, access);
-      HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
-    });
+    if (part.cls)
+      withAccess<Index>(parity, [&](const auto access) {
+        bulkStepKernel<L, Index><<<grid_, block_, 0, st>>>(p_, part.cls, access);
+        HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
+      });
     if (!part.count) return;
     const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces};
     const auto blocksNeeded = static_cast<unsigned>((part.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
@@ -507,16 +524,18 @@ class CudaLbm final : public LbmBackend {
   bool wide_ = false;
   cudaDeviceProp device_{};
   dim3 block_, grid_;
+  DeviceScope deviceScope_;  // before the streams and events: they belong to the device current at their creation
   CudaStream stream_;
   CudaEvent start_, stop_;
   DeviceBuffer<S> f_[2];
   DeviceBuffer<std::uint8_t> flags_, cls_, owned_;  // owned_: decomposed runs only
   HaloBuffers halo_[6];
   // Decomposed runs: the shell and interior parts of a step, a second stream, and the events that join them.
-  DeviceBuffer<std::uint8_t> shellCls_, interiorCls_;
+  std::vector<CellRegion> shellRegions_;
+  DeviceBuffer<std::uint8_t> interiorCls_;
   DeviceBuffer<BoundaryCell> shellList_, interiorList_;
   StepPart shell_, interior_;
-  CudaStream haloStream_;
+  CudaStream haloStream_{CudaStream::HighestPriority{}};
   CudaEvent mainDone_, haloDone_;
   bool shellPending_ = false;
   DeviceBuffer<double> forces_, partials_, result_;

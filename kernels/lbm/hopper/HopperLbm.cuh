@@ -35,7 +35,10 @@ class HopperLbm final : public LbmBackend {
 
  public:
   HopperLbm(const LbmSetup& s, const CudaLbmOptions& o, const HopperLbmOptions& h)
-      : p_(convertDomain<T>(s.domain)), options_(o), hopper_(h), obstacles_(s.obstacles) {
+      : p_(convertDomain<T>(s.domain)), options_(o), hopper_(h), obstacles_(s.obstacles), deviceScope_(o.device) {
+    if (p_.hasGhosts())
+      throw std::runtime_error("the Hopper LBM kernels do not run a domain split over MPI ranks yet; use "
+                               "device.kernels: portable (or auto) with several ranks");
     selectDevice();
     if (options_.layout == StreamingLayout::InPlace)
       note_ += "; in-place layout not used: the cluster kernel runs two lattices";
@@ -454,6 +457,7 @@ class HopperLbm final : public LbmBackend {
   ClusterShape shape_;
   CUtensorMap maps_[2]{};  // TMA descriptors of f_[0] and f_[1] (zero when tiles are loaded plainly)
   std::string bulkDescription_, candidates_, note_;
+  DeviceScope deviceScope_;  // before the streams and events: they belong to the device current at their creation
   CudaStream stream_;
   CudaEvent start_, stop_;
   DeviceBuffer<S> f_[2];
