@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <system_error>
@@ -67,8 +68,10 @@ std::filesystem::path FieldSeriesWriter::stepPath(long long step) const {
 
 namespace {
 
-void writeStepFile(const std::filesystem::path& path, const GridGeometry& grid, bool single, long long step,
-                   double time, const std::vector<FieldView>& fields) {
+// One HDF5 file of `cells` cells; `block` (a piece of a split grid) adds the attributes first and grid_cells.
+void writeStepFile(const std::filesystem::path& path, const std::array<long long, 3>& cells, bool single,
+                   long long step, double time, const std::vector<FieldView>& fields,
+                   const GridBlock* block = nullptr, const GridGeometry* whole = nullptr) {
   using h5::own;
   h5::QuietErrors quiet;
   auto file = own(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "H5Fcreate", path);
@@ -80,13 +83,25 @@ void writeStepFile(const std::filesystem::path& path, const GridGeometry& grid, 
     auto timeAttr = own(H5Acreate2(file.get(), "time", H5T_IEEE_F64LE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
                         H5Aclose, "H5Acreate2", path, "(attribute time)");
     h5::checkStatus(H5Awrite(timeAttr.get(), H5T_NATIVE_DOUBLE, &time), "H5Awrite", path, "(attribute time)");
+    if (block && whole) {
+      const hsize_t three = 3;
+      auto vec = own(H5Screate_simple(1, &three, nullptr), H5Sclose, "H5Screate_simple", path);
+      const std::pair<const char*, const std::array<long long, 3>*> attrs[] = {{"first", &block->first},
+                                                                                {"grid_cells", &whole->cells}};
+      for (const auto& [name, values] : attrs) {
+        const std::string what = fmt::format("(attribute {})", name);
+        auto a = own(H5Acreate2(file.get(), name, H5T_STD_I64LE, vec.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                     "H5Acreate2", path, what);
+        h5::checkStatus(H5Awrite(a.get(), H5T_NATIVE_LLONG, values->data()), "H5Awrite", path, what);
+      }
+    }
   }
   const hid_t fileType = single ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
   for (const auto& f : fields) {
     const std::string what = fmt::format("(dataset {})", f.name);
     // Slowest axis first, so x runs fastest in the file as in memory, and XDMF reads it in z y x order.
-    const hsize_t dims[4] = {static_cast<hsize_t>(grid.cells[2]), static_cast<hsize_t>(grid.cells[1]),
-                             static_cast<hsize_t>(grid.cells[0]), 3};
+    const hsize_t dims[4] = {static_cast<hsize_t>(cells[2]), static_cast<hsize_t>(cells[1]),
+                             static_cast<hsize_t>(cells[0]), 3};
     const int rank = f.components == 3 ? 4 : 3;
     auto space = own(H5Screate_simple(rank, dims, nullptr), H5Sclose, "H5Screate_simple", path, what);
     auto dset = own(H5Dcreate2(file.get(), f.name.c_str(), fileType, space.get(), H5P_DEFAULT, H5P_DEFAULT,
@@ -108,7 +123,7 @@ void FieldSeriesWriter::write(long long step, double time, const std::vector<Fie
   ensureDirectory(dir_);
   const auto tmp = temporaryPathFor(finalPath);
   try {
-    writeStepFile(tmp, grid_, single_, step, time, fields);
+    writeStepFile(tmp, grid_.cells, single_, step, time, fields);
   } catch (...) {
     std::error_code ec;
     std::filesystem::remove(tmp, ec);
@@ -128,44 +143,166 @@ void FieldSeriesWriter::write(long long step, double time, const std::vector<Fie
   writeFileAtomic(seriesPath(), xdmf());
 }
 
-std::string FieldSeriesWriter::xdmf() const {
-  const auto& c = grid_.cells;
-  const double h = grid_.spacing;
-  const auto& o = grid_.origin;
-  const int precision = single_ ? 4 : 8;
+namespace {
+
+// One <Grid GridType="Uniform"> of `cells` cells whose first cell's corner is at `origin`, its fields read from
+// `file` (relative to the .xmf); every line indented by `indent`.
+std::string uniformGrid(const std::string& name, const std::string& indent, const std::optional<double>& time,
+                        const std::array<long long, 3>& c, const std::array<double, 3>& o, double h, int precision,
+                        const std::string& file, const std::vector<std::pair<std::string, int>>& fields) {
   std::string out;
-  out += "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n  <Domain>\n";
+  out += fmt::format("{}<Grid Name=\"{}\" GridType=\"Uniform\">\n", indent, name);
+  if (time) out += fmt::format("{}  <Time Value=\"{}\"/>\n", indent, *time);
+  // Topology and geometry count points, slowest axis first; cells are one fewer along each axis.
+  out += fmt::format("{}  <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{} {} {}\"/>\n", indent, c[2] + 1,
+                     c[1] + 1, c[0] + 1);
+  out += fmt::format("{}  <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n", indent);
+  out += fmt::format(
+      "{}    <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+      "Format=\"XML\">{} {} {}</DataItem>\n",
+      indent, o[2], o[1], o[0]);
+  out += fmt::format(
+      "{}    <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
+      "Format=\"XML\">{} {} {}</DataItem>\n",
+      indent, h, h, h);
+  out += fmt::format("{}  </Geometry>\n", indent);
+  for (const auto& [field, components] : fields) {
+    const bool vector = components == 3;
+    out += fmt::format("{}  <Attribute Name=\"{}\" AttributeType=\"{}\" Center=\"Cell\">\n", indent, field,
+                       vector ? "Vector" : "Scalar");
+    out += fmt::format(
+        "{}    <DataItem Dimensions=\"{} {} {}{}\" NumberType=\"Float\" Precision=\"{}\" "
+        "Format=\"HDF\">{}:/{}</DataItem>\n",
+        indent, c[2], c[1], c[0], vector ? " 3" : "", precision, file, field);
+    out += fmt::format("{}  </Attribute>\n", indent);
+  }
+  out += fmt::format("{}</Grid>\n", indent);
+  return out;
+}
+
+const char* kXdmfHeader = "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n<Xdmf Version=\"2.0\">\n  <Domain>\n";
+const char* kXdmfFooter = "    </Grid>\n  </Domain>\n</Xdmf>\n";
+
+}  // namespace
+
+std::string FieldSeriesWriter::xdmf() const {
+  const int precision = single_ ? 4 : 8;
+  std::string out = kXdmfHeader;
+  out += fmt::format("    <Grid Name=\"{}\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", base_);
+  for (const auto& e : entries_)
+    out += uniformGrid(fmt::format("step_{}", e.step), "      ", e.time, grid_.cells, grid_.origin, grid_.spacing,
+                       precision, stepFileName(base_, e.step, ".h5"), e.fields);
+  out += kXdmfFooter;
+  return out;
+}
+
+std::string pieceFileName(const std::string& baseName, long long step, int piece, const std::string& extension) {
+  if (piece < 0) throw std::invalid_argument(fmt::format("piece {} is negative", piece));
+  return fmt::format("{}/r{:05d}{}", stepFileName(baseName, step, ""), piece, extension);
+}
+
+void ensureSharedDirectory(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::error_code isDir;
+  if (std::filesystem::is_directory(dir, isDir)) return;
+  throw std::runtime_error(fmt::format("cannot create output directory {}: {}", dir.string(),
+                                       ec ? ec.message() : std::string("it exists but is not a directory")));
+}
+
+void checkBlocks(const GridGeometry& grid, const std::vector<GridBlock>& blocks) {
+  if (blocks.empty()) throw std::invalid_argument("a split grid needs at least one block");
+  long long covered = 0;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const GridBlock& k = blocks[b];
+    for (int a = 0; a < 3; ++a)
+      if (k.count[a] < 1 || k.first[a] < 0 || k.first[a] + k.count[a] > grid.cells[a])
+        throw std::invalid_argument(fmt::format("block {} (cells {} + {} along axis {}) is not inside the grid of {}",
+                                                b, k.first[a], k.count[a], a, grid.cells[a]));
+    covered += k.cellCount();
+    for (std::size_t p = 0; p < b; ++p) {
+      bool overlap = true;
+      for (int a = 0; a < 3; ++a)
+        overlap = overlap && k.first[a] < blocks[p].first[a] + blocks[p].count[a] &&
+                  blocks[p].first[a] < k.first[a] + k.count[a];
+      if (overlap) throw std::invalid_argument(fmt::format("blocks {} and {} overlap", p, b));
+    }
+  }
+  // Disjoint blocks inside the grid cover it exactly when their cells add up to the grid's.
+  if (covered != grid.cellCount())
+    throw std::invalid_argument(
+        fmt::format("the blocks hold {} cells, the grid {}: they leave a gap", covered, grid.cellCount()));
+}
+
+PartitionedFieldSeriesWriter::PartitionedFieldSeriesWriter(std::filesystem::path dir, std::string baseName,
+                                                           GridGeometry grid, std::vector<GridBlock> blocks,
+                                                           bool singlePrecision)
+    : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), blocks_(std::move(blocks)),
+      single_(singlePrecision) {
+  checkGrid(grid_);
+  if (!isSafeName(base_, true))
+    throw std::invalid_argument(fmt::format("output base name '{}' must be letters, digits, '_', '-' or '.'", base_));
+  checkBlocks(grid_, blocks_);
+}
+
+std::filesystem::path PartitionedFieldSeriesWriter::seriesPath() const { return dir_ / (base_ + ".xmf"); }
+
+std::filesystem::path PartitionedFieldSeriesWriter::piecePath(long long step, int piece) const {
+  return dir_ / pieceFileName(base_, step, piece, ".h5");
+}
+
+void PartitionedFieldSeriesWriter::writePiece(long long step, double time, int piece,
+                                              const std::vector<FieldView>& fields) const {
+  checkFields(fields);
+  if (piece < 0 || piece >= static_cast<int>(blocks_.size()))
+    throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks_.size()));
+  const auto finalPath = piecePath(step, piece);
+  ensureSharedDirectory(finalPath.parent_path());
+  const auto tmp = temporaryPathFor(finalPath);
+  try {
+    writeStepFile(tmp, blocks_[piece].count, single_, step, time, fields, &blocks_[piece], &grid_);
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
+  commitFile(tmp, finalPath);
+}
+
+void PartitionedFieldSeriesWriter::commitStep(long long step, double time, const std::vector<FieldView>& fields) {
+  stepFileName(base_, step, "");  // throws for a negative step
+  Entry entry{step, time, {}};
+  for (const auto& f : fields) entry.fields.emplace_back(f.name, f.components);
+  auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.step == step; });
+  if (same != entries_.end())
+    *same = std::move(entry);
+  else
+    entries_.push_back(std::move(entry));
+  std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.step < b.step; });
+  ensureDirectory(dir_);
+  writeFileAtomic(seriesPath(), xdmf());
+}
+
+std::string PartitionedFieldSeriesWriter::xdmf() const {
+  const int precision = single_ ? 4 : 8;
+  const double h = grid_.spacing;
+  std::string out = kXdmfHeader;
   out += fmt::format("    <Grid Name=\"{}\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", base_);
   for (const auto& e : entries_) {
-    const std::string file = stepFileName(base_, e.step, ".h5");
-    out += fmt::format("      <Grid Name=\"step_{}\" GridType=\"Uniform\">\n", e.step);
+    // One data set per step: the blocks side by side, each a uniform grid placed by its first cell.
+    out += fmt::format("      <Grid Name=\"step_{}\" GridType=\"Collection\" CollectionType=\"Spatial\">\n",
+                       e.step);
     out += fmt::format("        <Time Value=\"{}\"/>\n", e.time);
-    // Topology and geometry count points, slowest axis first; cells are one fewer along each axis.
-    out += fmt::format("        <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"{} {} {}\"/>\n", c[2] + 1,
-                       c[1] + 1, c[0] + 1);
-    out += "        <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n";
-    out += fmt::format(
-        "          <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-        "Format=\"XML\">{} {} {}</DataItem>\n",
-        o[2], o[1], o[0]);
-    out += fmt::format(
-        "          <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
-        "Format=\"XML\">{} {} {}</DataItem>\n",
-        h, h, h);
-    out += "        </Geometry>\n";
-    for (const auto& [name, components] : e.fields) {
-      const bool vector = components == 3;
-      out += fmt::format("        <Attribute Name=\"{}\" AttributeType=\"{}\" Center=\"Cell\">\n", name,
-                         vector ? "Vector" : "Scalar");
-      out += fmt::format(
-          "          <DataItem Dimensions=\"{} {} {}{}\" NumberType=\"Float\" Precision=\"{}\" "
-          "Format=\"HDF\">{}:/{}</DataItem>\n",
-          c[2], c[1], c[0], vector ? " 3" : "", precision, file, name);
-      out += "        </Attribute>\n";
+    for (std::size_t b = 0; b < blocks_.size(); ++b) {
+      const GridBlock& k = blocks_[b];
+      std::array<double, 3> origin{};
+      for (int a = 0; a < 3; ++a) origin[a] = grid_.origin[a] + static_cast<double>(k.first[a]) * h;
+      out += uniformGrid(fmt::format("step_{}_r{}", e.step, b), "        ", std::nullopt, k.count, origin, h,
+                         precision, pieceFileName(base_, e.step, static_cast<int>(b), ".h5"), e.fields);
     }
     out += "      </Grid>\n";
   }
-  out += "    </Grid>\n  </Domain>\n</Xdmf>\n";
+  out += kXdmfFooter;
   return out;
 }
 

@@ -1,4 +1,6 @@
 // Cell-centred grid fields as one HDF5 file per output step, joined into a time series by an XDMF file ParaView opens.
+// A grid split over MPI ranks is written as one HDF5 file per rank and step (no gather), joined by the same XDMF
+// file as a spatial collection per step.
 #pragma once
 
 #include <array>
@@ -17,6 +19,14 @@ struct GridGeometry {
   long long cellCount() const { return cells[0] * cells[1] * cells[2]; }
 };
 
+// One rank's block of a grid split over ranks: cells [first, first + count) in global cell coordinates.
+struct GridBlock {
+  std::array<long long, 3> first{0, 0, 0};
+  std::array<long long, 3> count{1, 1, 1};
+
+  long long cellCount() const { return count[0] * count[1] * count[2]; }
+};
+
 // One cell-centred field, x fastest then y then z.
 struct FieldView {
   std::string name;              // "density", "velocity", "flags": letters, digits and '_' only
@@ -28,12 +38,19 @@ struct FieldView {
 // Throws std::invalid_argument naming the problem.
 void checkGrid(const GridGeometry& grid);
 void checkFields(const std::vector<FieldView>& fields);
+// Checks that the blocks tile the grid: each inside it, non-empty, and every cell in exactly one block.
+void checkBlocks(const GridGeometry& grid, const std::vector<GridBlock>& blocks);
 
 // Names that go into file names and XML attributes unescaped: letters, digits, '_', '-', '.' (no leading '.').
 bool isSafeName(const std::string& name, bool allowDashDot);
 
 // "<base>_<step, zero-padded to 9 digits><extension>", shared by the HDF5 and VTK series.
 std::string stepFileName(const std::string& baseName, long long step, const std::string& extension);
+
+// The file of one block (piece) of a split grid at one step, relative to the output directory:
+// "<base>_<step, 9 digits>/r<piece, at least 5 digits><extension>". One folder per step keeps the output directory
+// short however many ranks write.
+std::string pieceFileName(const std::string& baseName, long long step, int piece, const std::string& extension);
 
 class FieldSeriesWriter {
  public:
@@ -58,6 +75,48 @@ class FieldSeriesWriter {
   std::filesystem::path dir_;
   std::string base_;
   GridGeometry grid_;
+  bool single_;
+  std::vector<Entry> entries_;
+};
+
+// Creates dir (and parents) when several processes may be creating it at the same time (every rank its step folder):
+// whoever makes it first, it is a directory afterwards or this throws std::runtime_error. (ensureDirectory checks
+// before creating, which another process can overtake.)
+void ensureSharedDirectory(const std::filesystem::path& dir);
+
+// A grid split into blocks (one per MPI rank), each block written by its own rank into a file of its own, and
+// the files joined by one XDMF series that ParaView's XDMF reader shows as a single data set (a spatial
+// collection of uniform grids per time step). No MPI in here: every rank calls writePiece for its block, and once
+// every piece of a step is complete (the caller's collective), one rank calls commitStep to name them in the series.
+class PartitionedFieldSeriesWriter {
+ public:
+  PartitionedFieldSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid,
+                               std::vector<GridBlock> blocks, bool singlePrecision);
+
+  // Writes dir/<pieceFileName(step, piece, ".h5")> atomically: the block's cells only (fields hold
+  // blocks[piece].cellCount() cells, x fastest), with attributes step, time, first (the block's first cell, x y z)
+  // and grid_cells (the whole grid's cells, x y z).
+  void writePiece(long long step, double time, int piece, const std::vector<FieldView>& fields) const;
+  // Rewrites dir/<base>.xmf atomically, the step (re)listed as the spatial collection of every block's file. The
+  // fields' data are not read, only their names and components. Call after every piece of the step is written.
+  void commitStep(long long step, double time, const std::vector<FieldView>& fields);
+
+  std::filesystem::path seriesPath() const;                          // dir/<base>.xmf
+  std::filesystem::path piecePath(long long step, int piece) const;  // dir/<base>_<step>/r<piece>.h5
+  const std::vector<GridBlock>& blocks() const { return blocks_; }
+
+ private:
+  struct Entry {
+    long long step;
+    double time;
+    std::vector<std::pair<std::string, int>> fields;  // name, components
+  };
+  std::string xdmf() const;
+
+  std::filesystem::path dir_;
+  std::string base_;
+  GridGeometry grid_;
+  std::vector<GridBlock> blocks_;
   bool single_;
   std::vector<Entry> entries_;
 };

@@ -13,6 +13,7 @@
 #include <vtkXMLImageDataWriter.h>
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <system_error>
 
@@ -40,15 +41,21 @@ vtkSmartPointer<vtkDataArray> toArray(const FieldView& f, long long cells, bool 
   return a;
 }
 
+// `block`: a piece of a split grid, written with its extent in the whole grid (points first .. first + count).
 void writeImage(const std::filesystem::path& path, const GridGeometry& grid, bool single, long long step,
-                double time, const std::vector<FieldView>& fields) {
+                double time, const std::vector<FieldView>& fields, const GridBlock* block = nullptr) {
   vtkNew<vtkImageData> image;
   // VTK counts points; a 2D grid stays one cell thick in z, like the XDMF mesh, so both series look alike.
-  image->SetDimensions(static_cast<int>(grid.cells[0] + 1), static_cast<int>(grid.cells[1] + 1),
-                       static_cast<int>(grid.cells[2] + 1));
+  if (block)
+    image->SetExtent(static_cast<int>(block->first[0]), static_cast<int>(block->first[0] + block->count[0]),
+                     static_cast<int>(block->first[1]), static_cast<int>(block->first[1] + block->count[1]),
+                     static_cast<int>(block->first[2]), static_cast<int>(block->first[2] + block->count[2]));
+  else
+    image->SetDimensions(static_cast<int>(grid.cells[0] + 1), static_cast<int>(grid.cells[1] + 1),
+                         static_cast<int>(grid.cells[2] + 1));
   image->SetOrigin(grid.origin[0], grid.origin[1], grid.origin[2]);
   image->SetSpacing(grid.spacing, grid.spacing, grid.spacing);
-  const long long cells = grid.cellCount();
+  const long long cells = block ? block->cellCount() : grid.cellCount();
   auto* cellData = image->GetCellData();
   for (const auto& f : fields) {
     cellData->AddArray(toArray(f, cells, single));
@@ -124,6 +131,115 @@ std::string VtkSeriesWriter::pvd() const {
   for (const auto& e : entries_)
     out += fmt::format("    <DataSet timestep=\"{}\" group=\"\" part=\"0\" file=\"{}\"/>\n", e.time,
                        stepFileName(base_, e.step, ".vti"));
+  out += "  </Collection>\n</VTKFile>\n";
+  return out;
+}
+
+PartitionedVtkSeriesWriter::PartitionedVtkSeriesWriter(std::filesystem::path dir, std::string baseName,
+                                                       GridGeometry grid, std::vector<GridBlock> blocks,
+                                                       bool singlePrecision)
+    : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), blocks_(std::move(blocks)),
+      single_(singlePrecision) {
+  checkGrid(grid_);
+  if (!isSafeName(base_, true))
+    throw std::invalid_argument(fmt::format("output base name '{}' must be letters, digits, '_', '-' or '.'", base_));
+  constexpr long long maxPoints = 2147483647;  // vtkImageData extents are int
+  for (long long n : grid_.cells)
+    if (n + 1 > maxPoints) throw std::invalid_argument(fmt::format("grid of {} cells is too large for VTK", n));
+  checkBlocks(grid_, blocks_);
+}
+
+std::filesystem::path PartitionedVtkSeriesWriter::seriesPath() const { return dir_ / (base_ + ".pvd"); }
+
+std::filesystem::path PartitionedVtkSeriesWriter::stepPath(long long step) const {
+  return dir_ / stepFileName(base_, step, ".pvti");
+}
+
+std::filesystem::path PartitionedVtkSeriesWriter::piecePath(long long step, int piece) const {
+  return dir_ / pieceFileName(base_, step, piece, ".vti");
+}
+
+void PartitionedVtkSeriesWriter::writePiece(long long step, double time, int piece,
+                                            const std::vector<FieldView>& fields) const {
+  checkFields(fields);
+  if (piece < 0 || piece >= static_cast<int>(blocks_.size()))
+    throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks_.size()));
+  const auto finalPath = piecePath(step, piece);
+  ensureSharedDirectory(finalPath.parent_path());
+  const auto tmp = temporaryPathFor(finalPath);
+  try {
+    writeImage(tmp, grid_, single_, step, time, fields, &blocks_[piece]);
+  } catch (...) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    throw;
+  }
+  commitFile(tmp, finalPath);
+}
+
+void PartitionedVtkSeriesWriter::commitStep(long long step, double time, const std::vector<FieldView>& fields) {
+  ensureDirectory(dir_);
+  writeFileAtomic(stepPath(step), pvti(fields, step));
+  auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.step == step; });
+  if (same != entries_.end())
+    same->time = time;
+  else
+    entries_.push_back({step, time});
+  std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.step < b.step; });
+  writeFileAtomic(seriesPath(), pvd());
+}
+
+// The summary file is written here rather than by vtkXMLPImageDataWriter: that writer takes the pieces' extents
+// from VTK's own extent translator (its split, not hopsim's decomposition) and gathers them over a VTK
+// vtkMultiProcessController, where here every rank already knows every block. The pieces themselves are written
+// by VTK's vtkXMLImageDataWriter; this is the same PImageData layout VTK's writer produces.
+std::string PartitionedVtkSeriesWriter::pvti(const std::vector<FieldView>& fields, long long step) const {
+  const auto& c = grid_.cells;
+  const auto& o = grid_.origin;
+  const double h = grid_.spacing;
+  const char* type = single_ ? "Float32" : "Float64";
+  std::string out = fmt::format(
+      "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" byte_order=\"{}\" "
+      "header_type=\"UInt64\">\n",
+      std::endian::native == std::endian::little ? "LittleEndian" : "BigEndian");
+  out += fmt::format(
+      "  <PImageData WholeExtent=\"0 {} 0 {} 0 {}\" GhostLevel=\"0\" Origin=\"{} {} {}\" Spacing=\"{} {} {}\" "
+      "Direction=\"1 0 0 0 1 0 0 0 1\">\n",
+      c[0], c[1], c[2], o[0], o[1], o[2], h, h, h);
+  // The same active scalars and vectors as the pieces: the first scalar and the first vector field.
+  std::string active;
+  for (const auto& f : fields)
+    if (f.components == 1) {
+      active += fmt::format(" Scalars=\"{}\"", f.name);
+      break;
+    }
+  for (const auto& f : fields)
+    if (f.components == 3) {
+      active += fmt::format(" Vectors=\"{}\"", f.name);
+      break;
+    }
+  out += fmt::format("    <PCellData{}>\n", active);
+  for (const auto& f : fields) {
+    out += fmt::format("      <PDataArray type=\"{}\" Name=\"{}\"", type, f.name);
+    if (f.components != 1) out += fmt::format(" NumberOfComponents=\"{}\"", f.components);
+    out += "/>\n";
+  }
+  out += "    </PCellData>\n";
+  for (std::size_t b = 0; b < blocks_.size(); ++b) {
+    const GridBlock& k = blocks_[b];
+    out += fmt::format("    <Piece Extent=\"{} {} {} {} {} {}\" Source=\"{}\"/>\n", k.first[0],
+                       k.first[0] + k.count[0], k.first[1], k.first[1] + k.count[1], k.first[2],
+                       k.first[2] + k.count[2], pieceFileName(base_, step, static_cast<int>(b), ".vti"));
+  }
+  out += "  </PImageData>\n</VTKFile>\n";
+  return out;
+}
+
+std::string PartitionedVtkSeriesWriter::pvd() const {
+  std::string out = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
+  for (const auto& e : entries_)
+    out += fmt::format("    <DataSet timestep=\"{}\" group=\"\" part=\"0\" file=\"{}\"/>\n", e.time,
+                       stepFileName(base_, e.step, ".pvti"));
   out += "  </Collection>\n</VTKFile>\n";
   return out;
 }

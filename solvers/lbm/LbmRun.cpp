@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
 #include "io/AtomicFile.h"
 #include "io/CsvSeries.h"
@@ -44,34 +46,48 @@ bool wants(const std::vector<OutputFormat>& formats, OutputFormat f) {
   return false;
 }
 
-// Field files of one run: HDF5 + XDMF and, when built with VTK, .vti + .pvd.
+// Field files of one run: HDF5 + XDMF and, when built with VTK, .vti + .pvd. One rank writes the whole domain as
+// ever; a decomposed run writes one file per rank and step (each rank its own block, nothing gathered) and rank 0
+// joins them: a spatial collection per step in fields.xmf, a .pvti per step in fields.pvd.
 class FieldOutput {
  public:
-  // Only the writing rank (`writer`) opens files; the others take part in the gathers.
-  FieldOutput(const LbmCase& c, const std::filesystem::path& dir, bool writer) : case_(c) {
-    if (!writer) return;
+  // Every rank constructs it; on one rank only the writing rank (`writer`) opens files.
+  FieldOutput(const LbmCase& c, const std::filesystem::path& dir, const LbmSimulation& sim) : case_(c) {
     io::GridGeometry grid;
     grid.cells = c.cells;
     grid.dimensions = c.dimensions;
     const bool single = c.precision != Precision::Double;
-    if (wants(c.output.formats, OutputFormat::Hdf5)) hdf5_.emplace(dir, "fields", grid, single);
+    const bool hdf5 = wants(c.output.formats, OutputFormat::Hdf5);
+    [[maybe_unused]] const bool vtk = wants(c.output.formats, OutputFormat::Vtk);
+    if (sim.decomposed()) {
+      std::vector<io::GridBlock> blocks;
+      for (int r = 0; r < sim.comm().size(); ++r) {
+        const LbmPartition p = sim.ownedPartOf(r);
+        blocks.push_back({p.first, p.count});
+      }
+      if (hdf5) hdf5Pieces_.emplace(dir, "fields", grid, blocks, single);
 #if HOPSIM_WITH_VTK
-    if (wants(c.output.formats, OutputFormat::Vtk)) vtk_.emplace(dir, "fields", grid, single);
+      if (vtk) vtkPieces_.emplace(dir, "fields", grid, blocks, single);
+#endif
+      return;
+    }
+    if (!sim.comm().isRoot()) return;
+    if (hdf5) hdf5_.emplace(dir, "fields", grid, single);
+#if HOPSIM_WITH_VTK
+    if (vtk) vtk_.emplace(dir, "fields", grid, single);
 #endif
   }
 
-  // Collective over the simulation's ranks: the fields are gathered on rank 0, which alone writes.
+  // Collective over the simulation's ranks.
   void write(LbmSimulation& sim) {
+    lastStep_ = sim.step();
+    if (sim.decomposed()) return writePieces(sim);
     std::vector<double> rho, u, flags;
     sim.fields(rho, u);
     const bool wantFlags = wants(case_.output.fields, FieldName::Flags);
     if (wantFlags) sim.flagField(flags);
-    lastStep_ = sim.step();
     if (!sim.comm().isRoot()) return;
-    std::vector<io::FieldView> views;
-    if (wants(case_.output.fields, FieldName::Density)) views.push_back({"density", 1, rho.data()});
-    if (wants(case_.output.fields, FieldName::Velocity)) views.push_back({"velocity", 3, u.data()});
-    if (wantFlags) views.push_back({"flags", 1, flags.data()});
+    const auto views = viewsOf(rho, u, flags);
     const double time = static_cast<double>(sim.step());
     if (hdf5_) hdf5_->write(sim.step(), time, views);
 #if HOPSIM_WITH_VTK
@@ -82,10 +98,63 @@ class FieldOutput {
   long long lastStep() const { return lastStep_; }
 
  private:
+  std::vector<io::FieldView> viewsOf(const std::vector<double>& rho, const std::vector<double>& u,
+                                     const std::vector<double>& flags) const {
+    std::vector<io::FieldView> views;
+    if (wants(case_.output.fields, FieldName::Density)) views.push_back({"density", 1, rho.data()});
+    if (wants(case_.output.fields, FieldName::Velocity)) views.push_back({"velocity", 3, u.data()});
+    if (wants(case_.output.fields, FieldName::Flags)) views.push_back({"flags", 1, flags.data()});
+    return views;
+  }
+
+  // Each rank writes its own block; only when every rank's files are complete does rank 0 name them in the series
+  // files, so a series never lists a piece that is missing. A failure on any rank throws on every rank.
+  void writePieces(LbmSimulation& sim) {
+    std::vector<double> rho, u, flags;
+    sim.localFields(rho, u);
+    if (wants(case_.output.fields, FieldName::Flags)) sim.localFlagField(flags);
+    const auto views = viewsOf(rho, u, flags);
+    const long long step = sim.step();
+    const double time = static_cast<double>(step);
+    const mpi::Comm& comm = sim.comm();
+    const int rank = comm.rank();
+    std::string error;
+    try {
+      if (hdf5Pieces_) hdf5Pieces_->writePiece(step, time, rank, views);
+#if HOPSIM_WITH_VTK
+      if (vtkPieces_) vtkPieces_->writePiece(step, time, rank, views);
+#endif
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    agree(comm, error, fmt::format("the field files of step {}", step));
+    if (comm.isRoot()) {
+      try {
+        if (hdf5Pieces_) hdf5Pieces_->commitStep(step, time, views);
+#if HOPSIM_WITH_VTK
+        if (vtkPieces_) vtkPieces_->commitStep(step, time, views);
+#endif
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    agree(comm, error, fmt::format("the series files of step {}", step));
+  }
+
+  // Throws on every rank when any rank has an error: that rank's own message, or which step failed elsewhere.
+  static void agree(const mpi::Comm& comm, const std::string& error, const std::string& what) {
+    const long long failed = comm.allreduceSum(error.empty() ? 0LL : 1LL);
+    if (failed == 0) return;
+    if (!error.empty()) throw std::runtime_error(fmt::format("rank {}: {}", comm.rank(), error));
+    throw std::runtime_error(fmt::format("{} rank(s) could not write {}", failed, what));
+  }
+
   const LbmCase& case_;
   std::optional<io::FieldSeriesWriter> hdf5_;
+  std::optional<io::PartitionedFieldSeriesWriter> hdf5Pieces_;
 #if HOPSIM_WITH_VTK
   std::optional<io::VtkSeriesWriter> vtk_;
+  std::optional<io::PartitionedVtkSeriesWriter> vtkPieces_;
 #endif
   long long lastStep_ = -1;
 };
@@ -182,7 +251,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   if (writes) {
     ScopedPhase t(timers, kOutput);
     if (root) io::ensureDirectory(outDir);
-    fields.emplace(c, outDir, root);
+    fields.emplace(c, outDir, sim);
   }
   if (writes && root) {
     observables.emplace(outDir / "observables.csv",

@@ -267,6 +267,29 @@ void LbmSimulation::flagField(std::vector<double>& flags) {
   flags = gatherOwned(flags, 1);
 }
 
+void LbmSimulation::localFields(std::vector<double>& density, std::vector<double>& velocity) {
+  backend_->macroscopic(density, velocity);
+}
+
+void LbmSimulation::localFlagField(std::vector<double>& flags) const { flags.assign(ownedFlags_.begin(), ownedFlags_.end()); }
+
+LbmPartition LbmSimulation::ownedPartOf(int rank) const {
+  if (!decomposed()) {
+    if (rank != 0) throw std::invalid_argument("a run on one rank has no rank " + std::to_string(rank));
+    return wholeDomain(case_);
+  }
+  if (rank < 0 || rank >= decomposition_->size())
+    throw std::invalid_argument("no rank " + std::to_string(rank) + " in this run");
+  const Decomposition::Int3 rc = decomposition_->coordsOf(rank);
+  LbmPartition p;
+  for (int a = 0; a < 3; ++a) {
+    const auto [f, l] = Decomposition::splitRange(case_.cells[a], decomposition_->dims()[a], rc[a]);
+    p.first[a] = f;
+    p.count[a] = l - f;
+  }
+  return p;
+}
+
 Observables LbmSimulation::observables() {
   Observables o = backend_->observables();
   if (!decomposed()) return o;

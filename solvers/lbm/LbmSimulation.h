@@ -59,6 +59,13 @@ class LbmSimulation {
   void fields(std::vector<double>& density, std::vector<double>& velocity);
   // Cell flags of the whole domain as numbers (0 fluid, 2 + k obstacle k), on rank 0; collective.
   void flagField(std::vector<double>& flags);
+  // This rank's owned cells only (partition().count of them, x fastest), without gathering: what each rank writes
+  // of a decomposed run. Not collective.
+  void localFields(std::vector<double>& density, std::vector<double>& velocity);
+  void localFlagField(std::vector<double>& flags) const;
+  // The owned cells of any rank of comm() (first and count; ghost and neighbor left at their defaults), from the
+  // process grid without communicating; the whole domain for a run on one rank.
+  LbmPartition ownedPartOf(int rank) const;
   Observables observables();
   std::vector<std::array<double, 3>> forces();
   long long cellCount() const;

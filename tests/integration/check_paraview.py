@@ -4,6 +4,7 @@ Usage (headless: the script reads data and renders nothing, so it needs no displ
     pvpython check_paraview.py out/fields.xmf --arrays density,velocity --steps 3 --cells 64 32 1
     pvpython check_paraview.py out/fields.pvd --range density 0.9 1.1 --time 200 --value density:0:0:1.0
     pvpython check_paraview.py out/particles.xmf --points 32000 --arrays velocity
+    pvpython check_paraview.py out_4ranks/fields.xmf --arrays density,velocity --same-as out_1rank/fields.xmf
 Debian 12's `paraview` package (5.11) ships `pvbatch` but no `pvpython`; `pvbatch check_paraview.py ...` works the
 same way once `paraview.simple` is importable: package python3-paraview, or PYTHONPATH set to the dist-packages
 folder of an unpacked python3-paraview (that package conflicts with python3-vtk9, which libvtk9-dev needs).
@@ -14,7 +15,10 @@ Rendering (not done here) needs an X server on Debian's build, which has no EGL/
 
 Opens FILE with paraview.simple.OpenDataFile (.xmf -> ParaView's XDMF reader, .pvd -> its PVD reader), then at every
 time step checks that each listed array exists with one tuple per cell (grids) or per point (particles, --points),
-and optionally that an array's values lie in a range. Prints what it found; exits 1 with a message on any mismatch.
+and optionally that an array's values lie in a range. --same-as OTHER opens OTHER too and requires the same time
+steps and, at each, the same number of cells and the same tuples, components and value range (exactly) of every
+listed array: a decomposed run's output (many blocks) against a one-rank run's (one).
+Prints what it found; exits 1 with a message on any mismatch.
 """
 
 import argparse
@@ -37,6 +41,8 @@ def parse_args():
     p.add_argument("--value", action="append", default=[], metavar="ARRAY:ID:COMPONENT:VALUE",
                    help="the value of one cell (or point) by id, x fastest: catches swapped axes; repeatable")
     p.add_argument("--time", type=float, help="check --range only at this time (default: at every time step)")
+    p.add_argument("--same-as", metavar="OTHER",
+                   help="another output file that must show the same steps, cell counts and array ranges")
     p.add_argument("--reader", choices=["auto", "xdmf2"], default="auto",
                    help="xdmf2: ParaView's 'XDMF Reader' (the XDMF 2 reader); it reads the hyperslabs into H5MD "
                         "time series that the Xdmf3 readers of ParaView 5.11 return empty for steps after the first")
@@ -101,16 +107,88 @@ def referenced_files(path):
     return sorted({os.path.join(base, n) for n in names if n})
 
 
+def open_reader(path, kind):
+    """ParaView's reader for path (kind 'xdmf2': the XDMF 2 reader), or None with a message."""
+    from paraview.simple import OpenDataFile
+    try:
+        if kind == "xdmf2":
+            from paraview.simple import XDMFReader
+            return XDMFReader(FileNames=[path])
+        return OpenDataFile(path)
+    except RuntimeError as e:
+        print(e)
+        return None
+
+
+def summary_at(reader, t, names, particles):
+    """(blocks, cells or points, {array: (tuples, components, min, max) or None}) at time t."""
+    from paraview import servermanager
+    if t is None:
+        reader.UpdatePipeline()
+    else:
+        reader.UpdatePipeline(t)
+    blocks = [b for b in leaves(servermanager.Fetch(reader)) if b is not None]
+    count = sum(b.GetNumberOfPoints() if particles else b.GetNumberOfCells() for b in blocks)
+    return blocks, count, {name: array_summary(blocks, name, particles) for name in names}
+
+
 def at_checked_time(t, wanted):
     """Whether --range and --value apply at time t (all times when --time is not given)."""
     return wanted is None or t is None or abs(t - wanted) <= 1e-9 * max(1.0, abs(wanted))
 
 
+def cell_values(blocks, names):
+    """{cell centre: values of the arrays} over image blocks, None when a block is not image data: shows where each
+    block's cells lie, so blocks that are complete but misplaced differ."""
+    out = {}
+    for b in blocks:
+        if not b.IsA("vtkImageData"):
+            return None
+        ext, origin, spacing = b.GetExtent(), b.GetOrigin(), b.GetSpacing()
+        n = [max(ext[2 * a + 1] - ext[2 * a], 1) for a in range(3)]
+        arrays = [b.GetCellData().GetArray(name) for name in names]
+        if any(a is None for a in arrays):
+            return None
+        for cid in range(b.GetNumberOfCells()):
+            ijk = (cid % n[0], (cid // n[0]) % n[1], cid // (n[0] * n[1]))
+            centre = tuple(round(origin[a] + (ext[2 * a] + ijk[a] + 0.5) * spacing[a], 9) for a in range(3))
+            out[centre] = tuple(a.GetComponent(cid, c) for a in arrays for c in range(a.GetNumberOfComponents()))
+    return out
+
+
+def compare_with(other, kind, times, names, particles, counts, summaries, cells_by_time):
+    """Errors where OTHER differs from what was found: time steps, cell counts, array sizes and ranges, and (image
+    data) each cell's values by its centre."""
+    if not os.path.isfile(other):
+        return ["--same-as: %s does not exist" % other]
+    reader = open_reader(other, kind)
+    if reader is None:
+        return ["--same-as: ParaView found no reader for %s" % other]
+    other_times = list(reader.TimestepValues) if hasattr(reader, "TimestepValues") else []
+    if other_times != times:
+        return ["time steps %s, but %s has %s" % (times, other, other_times)]
+    errors = []
+    compared_cells = True
+    for t in (times or [None]):
+        blocks, count, summary = summary_at(reader, t, names, particles)
+        theirs = cell_values(blocks, names) if not particles else None
+        mine = cells_by_time.get(t)
+        compared_cells = compared_cells and theirs is not None and mine is not None
+        if count != counts[t]:
+            errors.append("time %s: %d cells, but %s has %d" % (t, counts[t], other, count))
+        for name in names:
+            if summary[name] != summaries[t][name]:
+                errors.append("time %s: '%s' is %s, but in %s %s" % (t, name, summaries[t][name], other, summary[name]))
+        if theirs is not None and mine is not None and mine != theirs:
+            errors.append("time %s: the cells' places or values differ from those in %s" % (t, other))
+    if not errors:
+        print("same steps, cell counts and array ranges%s as %s: ok"
+              % (", and every cell's place and values" if compared_cells else "", other))
+    return errors
+
+
 def main():
     args = parse_args()
-    from paraview import servermanager
-    from paraview.simple import OpenDataFile
-
     errors = []
     if not os.path.isfile(args.file):
         print("FAIL: %s does not exist" % args.file)
@@ -124,15 +202,7 @@ def main():
         if missing:
             print("FAIL: %s refers to missing files: %s" % (args.file, ", ".join(missing)))
             return 1
-    try:
-        if args.reader == "xdmf2":
-            from paraview.simple import XDMFReader
-            reader = XDMFReader(FileNames=[args.file])
-        else:
-            reader = OpenDataFile(args.file)
-    except RuntimeError as e:
-        reader = None
-        print(e)
+    reader = open_reader(args.file, args.reader)
     if reader is None:
         print("FAIL: ParaView found no reader for %s" % args.file)
         return 1
@@ -153,19 +223,18 @@ def main():
         if name not in names:
             names.append(name)
 
+    summaries, counts, cells_by_time = {}, {}, {}
     for t in (times or [None]):
-        if t is None:
-            reader.UpdatePipeline()
-        else:
-            reader.UpdatePipeline(t)
-        blocks = [b for b in leaves(servermanager.Fetch(reader)) if b is not None]
+        blocks, count, summaries[t] = summary_at(reader, t, names, particles)
+        counts[t] = count
+        if args.same_as and not particles:
+            cells_by_time[t] = cell_values(blocks, names)
         where = "time %s" % t
         if not blocks:
             errors.append("%s: the reader produced no data" % where)
             continue
-        count = sum(b.GetNumberOfPoints() if particles else b.GetNumberOfCells() for b in blocks)
         kind = "points" if particles else "cells"
-        print("%s: %s, %d %s" % (where, blocks[0].GetClassName(), count, kind))
+        print("%s: %s, %d %s in %d block(s)" % (where, blocks[0].GetClassName(), count, kind, len(blocks)))
         if count == 0:
             errors.append("%s: no %s" % (where, kind))
         if expected_count is not None and count != expected_count:
@@ -176,7 +245,7 @@ def main():
             if len(blocks) == 1 and tuple(dims) != want:
                 errors.append("%s: expected %s points per axis, found %s" % (where, want, tuple(dims)))
         for name in names:
-            s = array_summary(blocks, name, particles)
+            s = summaries[t][name]
             if s is None:
                 errors.append("%s: no %s array '%s'" % (where, "point" if particles else "cell", name))
                 continue
@@ -209,6 +278,9 @@ def main():
                     print("  %s[%d][%d] = %.17g: ok" % (name, vid, vcomp, got))
     if args.time is not None and times and not any(at_checked_time(t, args.time) for t in times):
         errors.append("no time step at time %s" % args.time)
+
+    if args.same_as:
+        errors += compare_with(args.same_as, args.reader, times, names, particles, counts, summaries, cells_by_time)
 
     for e in errors:
         print("FAIL: %s" % e)

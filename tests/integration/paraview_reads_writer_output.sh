@@ -29,6 +29,19 @@ for f in "${series[@]}"; do
     --range density 1000.25 1234.25 --range velocity:-2235:-2000 \
     --value density:27:0:1112.25 --value velocity:27:2:-2113 --value density:59:0:1234.25 || status=1
 done
+# The same values split into four blocks (tests/unit/test_partitioned_writer.cpp): one data set per step, the same
+# as the one-file series. The XDMF series is a multiblock of the four blocks (no --value: it needs one block). Double
+# precision only: the single-precision pieces differ in the array type alone, which the unit test checks.
+for p in double; do
+  "$PVPYTHON" "$CHECK" "$WORKDIR/writers/pieces3d_$p/fields.xmf" --arrays density,velocity --steps 2 --cells 5 4 3 \
+    --time 0.125 --range density 1000.25 1234.25 --range velocity:-2235:-2000 \
+    --same-as "$WORKDIR/writers/fields3d_$p/fields.xmf" || status=1
+  if [[ -f "$WORKDIR/writers/vtkpieces3d_$p/fields.pvd" ]]; then
+    "$PVPYTHON" "$CHECK" "$WORKDIR/writers/vtkpieces3d_$p/fields.pvd" --arrays density,velocity --steps 2 \
+      --cells 5 4 3 --time 0.125 --value density:27:0:1112.25 --value velocity:27:2:-2113 \
+      --value density:59:0:1234.25 --same-as "$WORKDIR/writers/vtk3d_$p/fields.pvd" || status=1
+  fi
+done
 "$PVPYTHON" "$CHECK" "$WORKDIR/writers/fields2d/fields.xmf" --arrays density,velocity --steps 2 --cells 6 4 1 \
   --time 5 --value density:7:0:1011.25 || status=1
 exit $status
