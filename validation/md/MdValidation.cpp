@@ -23,9 +23,9 @@ std::vector<Case> mdCases() {
   cases.push_back({"md.nve_drift_10000", "NVE energy drift at the LAMMPS bench state, 32,000 atoms, 10,000 steps",
                    false, [](const Context& c) { return std::vector<Row>{nveEnergyDrift(c, 20, 10000)}; }});
   cases.push_back({"md.nist_lj_0.776", "NIST LJ T*=0.85 rho 0.776: NVT potential energy", false,
-                   [](const Context& c) { return nistLjEnergy(c, 0.776, 20000); }});
+                   [](const Context& c) { return nistLjEnergy(c, 0.776, 60000); }});
   cases.push_back({"md.nist_lj_0.86", "NIST LJ T*=0.85 rho 0.86: NVT potential energy", false,
-                   [](const Context& c) { return nistLjEnergy(c, 0.86, 20000); }});
+                   [](const Context& c) { return nistLjEnergy(c, 0.86, 60000); }});
   return cases;
 }
 
