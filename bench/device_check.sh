@@ -61,6 +61,13 @@ mpi)
   run racecheck_mpi2 90 $M -n 2 compute-sanitizer --tool racecheck --error-exitcode 1 build/tests/hopsim_mpi_tests "[gpu]" ;;
 lbm)
   run lbm_gpu_tests 200 $T "[gpu][lbm]" ;;
+nist)
+  run nist_cuda 150 build/hopsim validate --all --backend cuda md.nist_lj ;;
+profile)
+  # Where the time goes: the Hopper cluster kernel against the portable one, and each kernel of an MD list build.
+  NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,launch__cluster_dim_z,launch__occupancy_cluster_pct"
+  run ncu_hopper 90 $NCU -k regex:"cluster|bulkStep" -c 4 $B bench/lbm_d3q19_256_single.yaml --kernels hopper --steps 64 --repeats 1
+  run ncu_md_build 120 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed -c 40     $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed --set device.backend=cuda --steps 20 --repeats 1 ;;
 esac; done
 tar czf "$F/session.tgz" -C /tmp gpu-out
 cat "$R/status.txt"

@@ -32,12 +32,14 @@ void writeFileAtomic(const std::filesystem::path& path, const std::string& conte
 }
 
 void ensureDirectory(const std::filesystem::path& dir) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(dir, ec)) return;
-  if (std::filesystem::exists(dir, ec))
-    throw std::runtime_error(fmt::format("output directory {} exists but is not a directory", dir.string()));
+  // Create first, then look: several ranks may create the same folder at once, and whoever loses that race finds it
+  // made (checking first and creating second could see "exists" between the other rank's two steps).
+  std::error_code ec, isDir;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error(fmt::format("cannot create output directory {}: {}", dir.string(), ec.message()));
+  if (std::filesystem::is_directory(dir, isDir)) return;
+  if (std::filesystem::exists(dir, isDir))
+    throw std::runtime_error(fmt::format("output directory {} exists but is not a directory", dir.string()));
+  throw std::runtime_error(fmt::format("cannot create output directory {}: {}", dir.string(), ec.message()));
 }
 
 AtomicTextFile::AtomicTextFile(std::filesystem::path finalPath)

@@ -201,15 +201,6 @@ std::string pieceFileName(const std::string& baseName, long long step, int piece
   return fmt::format("{}/r{:05d}{}", stepFileName(baseName, step, ""), piece, extension);
 }
 
-void ensureSharedDirectory(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::error_code isDir;
-  if (std::filesystem::is_directory(dir, isDir)) return;
-  throw std::runtime_error(fmt::format("cannot create output directory {}: {}", dir.string(),
-                                       ec ? ec.message() : std::string("it exists but is not a directory")));
-}
-
 void checkBlocks(const GridGeometry& grid, const std::vector<GridBlock>& blocks) {
   if (blocks.empty()) throw std::invalid_argument("a split grid needs at least one block");
   long long covered = 0;
@@ -257,7 +248,7 @@ void PartitionedFieldSeriesWriter::writePiece(long long step, double time, int p
   if (piece < 0 || piece >= static_cast<int>(blocks_.size()))
     throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks_.size()));
   const auto finalPath = piecePath(step, piece);
-  ensureSharedDirectory(finalPath.parent_path());
+  ensureDirectory(finalPath.parent_path());
   const auto tmp = temporaryPathFor(finalPath);
   try {
     writeStepFile(tmp, blocks_[piece].count, single_, step, time, fields, &blocks_[piece], &grid_);

@@ -79,11 +79,6 @@ class FieldSeriesWriter {
   std::vector<Entry> entries_;
 };
 
-// Creates dir (and parents) when several processes may be creating it at the same time (every rank its step folder):
-// whoever makes it first, it is a directory afterwards or this throws std::runtime_error. (ensureDirectory checks
-// before creating, which another process can overtake.)
-void ensureSharedDirectory(const std::filesystem::path& dir);
-
 // A grid split into blocks (one per MPI rank), each block written by its own rank into a file of its own, and
 // the files joined by one XDMF series that ParaView's XDMF reader shows as a single data set (a spatial
 // collection of uniform grids per time step). No MPI in here: every rank calls writePiece for its block, and once

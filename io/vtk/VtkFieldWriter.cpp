@@ -165,7 +165,7 @@ void PartitionedVtkSeriesWriter::writePiece(long long step, double time, int pie
   if (piece < 0 || piece >= static_cast<int>(blocks_.size()))
     throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks_.size()));
   const auto finalPath = piecePath(step, piece);
-  ensureSharedDirectory(finalPath.parent_path());
+  ensureDirectory(finalPath.parent_path());
   const auto tmp = temporaryPathFor(finalPath);
   try {
     writeImage(tmp, grid_, single_, step, time, fields, &blocks_[piece]);

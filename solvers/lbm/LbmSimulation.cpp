@@ -1,9 +1,11 @@
 // Builds a lattice Boltzmann state from a case: flags from obstacle shapes, initial fields, face parameters.
 #include "solvers/lbm/LbmSimulation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <numbers>
 #include <stdexcept>
 
@@ -63,6 +65,26 @@ long long globalCoord(const LbmCase& c, const LbmPartition& part, int axis, long
   const long long n = c.cells[axis];
   const long long g = part.first[axis] - part.ghost[2 * axis] + i;
   return ((g % n) + n) % n;
+}
+
+// The process grid: device.ranks when the case gives it, else MPI_Dims_create's factors with the most ranks on the
+// slowest axis (z, then y): x rows stay whole, which keeps the GPU's thread blocks full along x and makes the halo
+// planes of the split axes contiguous runs of memory. Axes one cell long are not split.
+Decomposition::Int3 processGrid(const LbmCase& c, const mpi::Comm& comm) {
+  if (c.device.ranks != Decomposition::Int3{0, 0, 0}) return c.device.ranks;
+  int dims[3] = {0, 0, 0};
+  std::vector<int> free;
+  for (int a = 0; a < 3; ++a) {
+    if (c.cells[a] < 2) dims[a] = 1;
+    else free.push_back(a);
+  }
+  comm.createDims(dims);  // non-increasing over the free axes
+  std::vector<int> factors;
+  for (int a : free) factors.push_back(dims[a]);
+  std::sort(factors.begin(), factors.end(), std::greater<>());
+  Decomposition::Int3 grid{dims[0], dims[1], dims[2]};
+  for (std::size_t k = 0; k < free.size(); ++k) grid[free[free.size() - 1 - k]] = factors[k];
+  return grid;
 }
 
 }  // namespace
@@ -165,7 +187,8 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
     const Decomposition::Real3 length{double(c.cells[0]), double(c.cells[1]), double(c.cells[2])};
     try {
       decomposition_.emplace(comm_, Decomposition::Real3{0, 0, 0}, length,
-                             Decomposition::Bool3{c.periodic[0], c.periodic[1], c.periodic[2]}, c.device.ranks, 1.0);
+                             Decomposition::Bool3{c.periodic[0], c.periodic[1], c.periodic[2]},
+                             processGrid(c, comm_), 1.0);
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("cannot split this domain over the MPI ranks: ") + e.what());
     }
