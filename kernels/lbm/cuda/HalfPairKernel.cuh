@@ -11,9 +11,9 @@
 //   (same 64 registers, 4-byte values), which reaches 97.6%.
 // - two cells per thread (this kernel; a prediction, not a measurement): the two cells' 38 values in 29 loads (a
 //   4-byte __half2 for each of the 9 c_x = 0 populations, two 2-byte loads for each of the 10 others) and 19
-//   4-byte stores per thread; 80 registers
-//   (ptxas, nvcc 13.0, sm_80 and sm_90: 26-40 bytes of spills), 768 resident threads per SM x 76 B = ~58 KB in
-//   flight, 1.5x the one-cell kernel; the cursor, class byte and store addresses are shared by two cells.
+//   4-byte stores per thread; 80 registers (ptxas, nvcc 13.0: 24 bytes of spill stores on sm_80, 36-40 on sm_90),
+//   768 resident threads per SM x 76 B = ~58 KB in flight, 1.5x the one-cell kernel; the cursor, class byte and
+//   store addresses are shared by two cells.
 //   Predicted ~42,000 MLUPS (80% of copy, +30%), likely range 38,000-46,000: Little's law alone would give 1.5 x
 //   61% = 92%, but each thread now computes two collisions per batch of loads (estimated at ~50% of the issue
 //   slots at 40,000 MLUPS), so fewer of the resident threads wait on memory at any time.
@@ -35,8 +35,10 @@ namespace hopsim::lbm {
 // the register cap is 65536 / (256 x blocks).
 constexpr int kHalfPairMaxBlockThreads = 256;
 
-// 80 registers for D3Q19 (3 blocks, 37.5% occupancy): at 64 ptxas spills 130-230 bytes, at 80 26-40 bytes. The
-// pair needs the one-cell update's registers plus ~10 for the other cell's 19 values, packed two to a register.
+// Registers (ptxas, nvcc 13.0, 32- and 64-bit indices): D3Q19 80 (3 blocks, 37.5% occupancy; spill stores 24 bytes on
+// sm_80, 36-40 on sm_90; at 64 registers 130-230 bytes), D2Q9 55-64 (4 blocks, no spills), D3Q27 128 (2 blocks, no
+// spills). A pair needs the one-cell update's registers plus ~10 for the waiting cell's values, packed two to a
+// register.
 template <class L>
 constexpr int halfPairMinBlocks() {
   if constexpr (L::Q <= 9) return 4;
@@ -45,7 +47,8 @@ constexpr int halfPairMinBlocks() {
 }
 
 // One thread per pair of cells (x, x + 1), x even; blocks of (bx, by) threads along x and y as in LbmKernels.cuh.
-// Aligned: nx is even, so every pair starts at an even index (4-byte __half2 accesses).
+// Aligned: nx is even, so every pair starts at an even index (4-byte __half2 accesses; the population arrays must
+// start 4-byte aligned, as cudaMalloc's do).
 template <class L, bool Aligned, class Index>
 __global__ void __launch_bounds__(kHalfPairMaxBlockThreads, halfPairMinBlocks<L>())
     bulkPairStepKernel(const __grid_constant__ DomainParams<float> p, const std::uint8_t* __restrict__ cls,

@@ -19,9 +19,9 @@
 // With odd nx (Aligned = false) rows start at odd indices every other row: every access is a 2-byte one, still two
 // cells' worth of loads in flight per thread.
 //
-// The values stay packed as __half2 between the load and the store: cell x's 19 populations are decoded, collided
-// and encoded back into the low halves, then cell x + 1's from the high halves, so only one cell's FP32 populations
-// are live at a time (19 registers more than the one-cell update, not 38). Decoding, collide() and encoding are the
+// Only one cell's FP32 populations are live at a time: while cell x collides, cell x + 1's 19 stored values wait
+// packed two to a register, and while x + 1 collides, x's 19 results wait the same way (~10 registers more than
+// the one-cell update, not 38; ptxas: 80 instead of 64 for D3Q19). Decoding, collide() and encoding are the
 // shared ones (PopulationStorage<__half>::decode/encode, Collision.h), so the result is bitwise that of
 // updateBulkCell(); a pair where only one cell is bulk updates that cell alone through updateBulkCell() (the
 // boundary kernel does the other).
@@ -59,7 +59,8 @@ HOPSIM_HD __half2 pullPair(const TwoLatticeStep<L, __half, Index>& acc, int i, c
                            const CellCursor<Index>& c1) {
   const __half* s0 = populationSlot(acc.src, i, acc.n, static_cast<Index>(c0.self + c0.template offset<L>(i, -1)));
   if (Aligned && L::c(i, 0) == 0) return *reinterpret_cast<const __half2*>(s0);
-  return __halves2half2(*s0, *populationSlot(acc.src, i, acc.n, static_cast<Index>(c1.self + c1.template offset<L>(i, -1))));
+  const Index s1 = static_cast<Index>(c1.self + c1.template offset<L>(i, -1));
+  return __halves2half2(*s0, *populationSlot(acc.src, i, acc.n, s1));
 }
 
 // Writes population i of the pair (low half: c0, high half: c0 + x).
@@ -97,7 +98,8 @@ HOPSIM_UNROLL
 HOPSIM_UNROLL
   for (int k = 0; k < kWords; ++k) {
     const bool two = 2 * k + 1 < L::Q;
-    const __half2 done = __halves2half2(Store::encode(f[2 * k]), two ? Store::encode(f[2 * k + 1]) : __float2half_rn(0.0f));
+    const __half second = two ? Store::encode(f[2 * k + 1]) : __float2half_rn(0.0f);
+    const __half2 done = __halves2half2(Store::encode(f[2 * k]), second);
     f[2 * k] = Store::decode(__low2half(wait[k]));
     if (two) f[2 * k + 1] = Store::decode(__high2half(wait[k]));
     wait[k] = packed(done);
