@@ -64,6 +64,21 @@ HOPSIM_UNROLL
     return c;
   }
 
+  // The cursor of the cell at x + 1 (which must be inside the box), derived from this one: only the x offsets and
+  // face bits change, so a thread updating two neighbouring cells shares the y and z work.
+  template <class T>
+  HOPSIM_HD CellCursor nextAlongX(const DomainParams<T>& p) const {
+    CellCursor c = *this;
+    const int n = p.n[0], at = pos[0] + 1;
+    c.pos[0] = at;
+    c.self = self + Index(1);
+    c.minus[0] = Index(0) - Index(1);  // at > 0
+    c.plus[0] = at < n - 1 ? Index(1) : Index(0) - static_cast<Index>(n - 1);
+    c.outside &= ~3u;
+    if (!p.periodic[0] && at == n - 1) c.outside |= 2u;
+    return c;
+  }
+
   // A copy whose indices the compiler must recompute from (see forgetValue).
   HOPSIM_HD CellCursor forgotten() const {
     CellCursor c = *this;

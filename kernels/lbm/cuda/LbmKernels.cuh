@@ -5,10 +5,12 @@
 #pragma once
 
 #include "kernels/lbm/cuda/CellUpdate.cuh"
+#include "kernels/lbm/cuda/HalfPairKernel.cuh"  // FP16 two-lattice bulk step, two cells per thread
 
 namespace hopsim::lbm {
 
 constexpr int kMaxBlockThreads = 256;
+static_assert(kMaxBlockThreads == kHalfPairMaxBlockThreads);
 
 constexpr int kBoundaryBlockThreads = 128;
 

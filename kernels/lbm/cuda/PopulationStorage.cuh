@@ -24,8 +24,12 @@ struct PopulationStorage<__half> {
   using Arith = float;
   static constexpr float kScale = 4096.0f;
   static constexpr float kInvScale = 1.0f / 4096.0f;
-  HOPSIM_HD static float read(const __half* p) { return __half2float(*p) * kInvScale; }
-  HOPSIM_HD static void write(__half* p, float v) { *p = __float2half_rn(v * kScale); }
+  // decode/encode: the one conversion each way, shared by read/write and the two-cells-per-thread bulk kernel
+  // (HalfPairUpdate.cuh), which moves the stored values as __half2 pairs; results are bitwise the same.
+  HOPSIM_HD static float decode(__half h) { return __half2float(h) * kInvScale; }
+  HOPSIM_HD static __half encode(float v) { return __float2half_rn(v * kScale); }
+  HOPSIM_HD static float read(const __half* p) { return decode(*p); }
+  HOPSIM_HD static void write(__half* p, float v) { *p = encode(v); }
 };
 
 }  // namespace hopsim::lbm

@@ -1,11 +1,13 @@
 // CUDA LBM backend against the CPU backend on the same small cases after 100 steps: every lattice, precision,
 // collision model, boundary type and layout; FP16 storage against single precision; graphs, timing, errors.
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
 #include "CatchCompat.h"
+#include "HalfPairCases.h"
 #include "LbmAgreementCases.h"
 #include "kernels/common/DeviceInfo.h"
 #include "solvers/lbm/LbmBench.h"
@@ -68,6 +70,58 @@ TEST_CASE("CUDA LBM with FP16 storage stays within the stated bound of single pr
           checkAgreement(compare(*ref, *h, single.flags), kHalfTolerance);
         }
       }
+}
+
+// Sets an environment variable for the life of the object, then puts back what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    const char* old = std::getenv(name);
+    had_ = old != nullptr;
+    if (had_) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (had_) setenv(name_.c_str(), old_.c_str(), 1);
+    else unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_, old_;
+  bool had_ = false;
+};
+
+TEST_CASE("CUDA LBM FP16: the two-cells-per-thread bulk kernel gives bitwise the one-cell kernel's state", "[gpu][lbm]") {
+  if (!haveGpu()) return;
+  for (const HalfPairCase& c : halfPairCases()) {
+    const LbmSetup s = buildSetup(parseCase(c.yaml));
+    INFO(c.label);
+    std::unique_ptr<LbmBackend> run[2];
+    for (int pairs = 0; pairs < 2; ++pairs) {
+      // The variable is read when the backend is made and at each launch (graph captures included).
+      const ScopedEnv env("HOPSIM_LBM_HALF_PAIRS", pairs ? "1" : "0");
+      run[pairs] = cuda(s, StreamingLayout::TwoLattice);
+      CHECK(run[pairs]->description().find(pairs ? "bulk: 2 cells/thread" : "bulk: 1 cell/thread") != std::string::npos);
+      run[pairs]->advance(37, false);  // a graph of 32 steps and single launches
+      run[pairs]->advance(63, true);   // forces on the last step
+    }
+    const Agreement d = compare(*run[0], *run[1], s.flags);
+    CHECK(d.velocityScale > 1e-4);
+    CHECK(d.velocity == 0.0);
+    CHECK(d.density == 0.0);
+    CHECK(d.mass == 0.0);
+    CHECK(d.kineticEnergy == 0.0);
+    CHECK(d.maxSpeed == 0.0);
+    CHECK(d.force == 0.0);
+  }
+  const ScopedEnv bad("HOPSIM_LBM_HALF_PAIRS", "2");
+  const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "half", "bgk", Flow::Duct)));
+  try {
+    cuda(s, StreamingLayout::TwoLattice);
+    FAIL("HOPSIM_LBM_HALF_PAIRS=2 accepted");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find("HOPSIM_LBM_HALF_PAIRS=2") != std::string::npos);
+  }
 }
 
 TEST_CASE("CUDA LBM: the two layouts agree and in-place refuses inlets by falling back", "[gpu][lbm]") {
