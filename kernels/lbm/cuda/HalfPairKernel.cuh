@@ -14,9 +14,13 @@
 //   4-byte stores per thread; 80 registers (ptxas, nvcc 13.0: 24 bytes of spill stores on sm_80, 36-40 on sm_90),
 //   768 resident threads per SM x 76 B = ~58 KB in flight, 1.5x the one-cell kernel; the cursor, class byte and
 //   store addresses are shared by two cells.
-//   Predicted ~42,000 MLUPS (80% of copy, +30%), likely range 38,000-46,000: Little's law alone would give 1.5 x
-//   61% = 92%, but each thread now computes two collisions per batch of loads (estimated at ~50% of the issue
-//   slots at 40,000 MLUPS), so fewer of the resident threads wait on memory at any time.
+//   Prediction (not measured): ~39,000 MLUPS (75% of copy, +22%), likely range 36,000-43,000. The ncu counters in
+//   docs/performance.md show the one-cell FP16 kernel issue-bound (sm__throughput 72.6%, dram 50.6%, 23.4 warp
+//   instructions per cell), so the gain comes mainly from fewer instructions per cell: the sm_90 SASS of the pair
+//   path has ~216 non-floating-point instructions per cell against ~363 for the one-cell kernel (static; address
+//   arithmetic, loads, stores and cursor shared by two cells; the conversions and collide() are unchanged), i.e.
+//   ~19% fewer instructions per cell in all -> 32,075 x 1.23 = ~39,500 at the same IPC. The 1.5x bytes in flight
+//   help the memory side; the lower occupancy (768 instead of 1,024 threads) can cost some IPC.
 #pragma once
 
 #include <cuda_runtime.h>
