@@ -44,11 +44,13 @@ hopper)
   run hopper_memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[hopper-sanitize]"
   run hopper_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]" ;;
 half)
-  run half_tests 90 $T "[half]"
+  run half_tests 90 $T "CUDA LBM FP16: the two-cells-per-thread bulk kernel gives bitwise the one-cell kernel's state"
   for p in 0 1; do
     run "half_bench_pairs$p" 60 env HOPSIM_LBM_HALF_PAIRS=$p $B bench/lbm_d3q19_256_half.yaml \
-      --repeats 5 --json "$R/half_bench_pairs$p.json"
-  done ;;
+      --kernels portable --layouts two-lattice --repeats 5 --json "$R/half_bench_pairs$p.json"
+  done
+  run ncu_half_pairs 60 ncu --clock-control none -k regex:bulkPair -c 2 --metrics sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum \
+    $B bench/lbm_d3q19_256_half.yaml --kernels portable --layouts two-lattice --steps 64 --repeats 1 ;;
 mpi)
   run mpi_gpu_4 60 $M -n 4 build/tests/hopsim_mpi_tests "[gpu]"
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
