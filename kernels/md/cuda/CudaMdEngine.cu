@@ -191,9 +191,7 @@ __global__ void __launch_bounds__(kListWarps * 32)
           for (int r = 0; r < 3; ++r) {  // unrolled: the runs stay in registers
             if (runs[r].last < runs[r].first) continue;
             const P hx = x + runs[r].shift;
-            const int end = __ldg(cellStart + row.rowBase + runs[r].last + 1);
-            for (int j = __ldg(cellStart + row.rowBase + runs[r].first); j < end; ++j) {
-              const auto pj = loadVec(pos + j);
+            const auto take = [&](int j, const decltype(pi)& pj) {
               const P dx = hx - pj.x, dy = hy - pj.y, dz = hz - pj.z;
               if (dx * dx + dy * dy + dz * dz < g.rangeSq && j != i) {
                 if (m < stride) {
@@ -206,7 +204,20 @@ __global__ void __launch_bounds__(kListWarps * 32)
                 }
                 ++m;
               }
+            };
+            const int end = __ldg(cellStart + row.rowBase + runs[r].last + 1);
+            int j = __ldg(cellStart + row.rowBase + runs[r].first);
+            // Four candidates' positions loaded before any is tested: the loop was bound by the latency of one
+            // dependent load per candidate (ncu: 14.5 ms per 16.4M-atom build); the list order stays ascending j.
+            for (; j + 3 < end; j += 4) {
+              const auto p0 = loadVec(pos + j), p1 = loadVec(pos + j + 1), p2 = loadVec(pos + j + 2),
+                         p3 = loadVec(pos + j + 3);
+              take(j, p0);
+              take(j + 1, p1);
+              take(j + 2, p2);
+              take(j + 3, p3);
             }
+            for (; j < end; ++j) take(j, loadVec(pos + j));
           }
         }
       }
