@@ -158,12 +158,24 @@ class CudaLbm final : public LbmBackend {
     }
     double* forces = forcesOnThisStep && obstacles_ > 0 ? forces_.get() : nullptr;
     if (forces) forces_.zero(stream_.get());
-    joinStreams();
+    // What each part waits for. The shell reads the ghosts (the exchange before, on its own stream) and the interior
+    // cells of the step before, and overwrites the array that step read: it waits for the main stream. The
+    // interior reads the shell cells of the step before, never ghosts: it waits for that shell only, not for the
+    // exchange after it, which is what lets the exchange run under the interior update.
+    if (shellPending_) {
+      mainDone_.record(stream_.get());
+      HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(haloStream_.get(), mainDone_.get(), 0));
+      HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), shellDone_.get(), 0));
+    } else {
+      joinStreams();
+    }
     if (wide_) {
       launchShell<unsigned long long>(parity_, forces);
+      shellDone_.record(haloStream_.get());
       launchPart<unsigned long long>(stream_.get(), parity_, forces, interior_);
     } else {
       launchShell<unsigned>(parity_, forces);
+      shellDone_.record(haloStream_.get());
       launchPart<unsigned>(stream_.get(), parity_, forces, interior_);
     }
     parity_ ^= 1;
@@ -539,8 +551,8 @@ class CudaLbm final : public LbmBackend {
   DeviceBuffer<BoundaryCell> shellList_, interiorList_;
   StepPart shell_, interior_;
   CudaStream haloStream_{CudaStream::HighestPriority{}};
-  CudaEvent mainDone_, haloDone_;
-  bool shellPending_ = false;
+  CudaEvent mainDone_, haloDone_, shellDone_;
+  bool shellPending_ = false;  // the last step was advanceShellFirst (and no full join since)
   DeviceBuffer<double> forces_, partials_, result_;
   DeviceBuffer<BoundaryCell> boundary_;
   long long boundaryCount_ = 0;
