@@ -63,6 +63,27 @@ mpi)
   run racecheck_mpi2 90 $M -n 2 compute-sanitizer --tool racecheck --error-exitcode 1 build/tests/hopsim_mpi_tests "[gpu]" ;;
 lbm)
   run lbm_gpu_tests 200 $T "[gpu][lbm]" ;;
+output)
+  # A decomposed GPU run writes per-rank files that join into the one-rank fields.
+  run out_1 60 build/hopsim run inputs/lbm/cylinder2d.yaml --backend cuda --set run.steps=400 --set output.every=200 --output /tmp/o1
+  run out_2 60 $M -n 2 build/hopsim run inputs/lbm/cylinder2d.yaml --backend cuda --set run.steps=400 --set output.every=200 --output /tmp/o2
+  run out_compare 60 python3 - <<'PY'
+import glob, h5py, numpy as np
+for one in sorted(glob.glob("/tmp/o1/fields_*.h5")):
+    step = one.split("_")[-1][:-3]
+    a = h5py.File(one)
+    parts = [h5py.File(p) for p in sorted(glob.glob("/tmp/o2/fields_%s/r*.h5" % step))]
+    for name in ("density", "velocity"):
+        whole = a[name][()]
+        got = np.full_like(whole, np.nan)
+        for p in parts:
+            f = p.attrs["first"]; blk = p[name][()]
+            got[f[2]:f[2] + blk.shape[0], f[1]:f[1] + blk.shape[1], f[0]:f[0] + blk.shape[2]] = blk
+        print(step, name, "max |diff|", np.nanmax(np.abs(got - whole)), "unfilled", int(np.isnan(got).sum()))
+PY
+  ;;
+validate)
+  run validate_cuda 200 build/hopsim validate --backend cuda ;;
 nist)
   run nist_cuda 150 build/hopsim validate --all --backend cuda md.nist_lj ;;
 profile)
