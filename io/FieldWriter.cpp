@@ -119,17 +119,8 @@ void writeStepFile(const std::filesystem::path& path, const std::array<long long
 
 void FieldSeriesWriter::write(long long step, double time, const std::vector<FieldView>& fields) {
   checkFields(fields);
-  const auto finalPath = stepPath(step);
-  ensureDirectory(dir_);
-  const auto tmp = temporaryPathFor(finalPath);
-  try {
-    writeStepFile(tmp, grid_.cells, single_, step, time, fields);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
-  commitFile(tmp, finalPath);
+  writeFileVia(stepPath(step),
+               [&](const auto& tmp) { writeStepFile(tmp, grid_.cells, single_, step, time, fields); });
 
   Entry entry{step, time, {}};
   for (const auto& f : fields) entry.fields.emplace_back(f.name, f.components);
@@ -247,17 +238,9 @@ void PartitionedFieldSeriesWriter::writePiece(long long step, double time, int p
   checkFields(fields);
   if (piece < 0 || piece >= static_cast<int>(blocks_.size()))
     throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks_.size()));
-  const auto finalPath = piecePath(step, piece);
-  ensureDirectory(finalPath.parent_path());
-  const auto tmp = temporaryPathFor(finalPath);
-  try {
+  writeFileVia(piecePath(step, piece), [&](const auto& tmp) {
     writeStepFile(tmp, blocks_[piece].count, single_, step, time, fields, &blocks_[piece], &grid_);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
-  commitFile(tmp, finalPath);
+  });
 }
 
 void PartitionedFieldSeriesWriter::commitStep(long long step, double time, const std::vector<FieldView>& fields) {

@@ -105,17 +105,7 @@ std::filesystem::path VtkSeriesWriter::stepPath(long long step) const {
 
 void VtkSeriesWriter::write(long long step, double time, const std::vector<FieldView>& fields) {
   checkFields(fields);
-  const auto finalPath = stepPath(step);
-  ensureDirectory(dir_);
-  const auto tmp = temporaryPathFor(finalPath);
-  try {
-    writeImage(tmp, grid_, single_, step, time, fields);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
-  commitFile(tmp, finalPath);
+  writeFileVia(stepPath(step), [&](const auto& tmp) { writeImage(tmp, grid_, single_, step, time, fields); });
 
   auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.step == step; });
   if (same != entries_.end())
@@ -164,17 +154,8 @@ void PartitionedVtkSeriesWriter::writePiece(long long step, double time, int pie
   checkFields(fields);
   if (piece < 0 || piece >= static_cast<int>(blocks_.size()))
     throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks_.size()));
-  const auto finalPath = piecePath(step, piece);
-  ensureDirectory(finalPath.parent_path());
-  const auto tmp = temporaryPathFor(finalPath);
-  try {
-    writeImage(tmp, grid_, single_, step, time, fields, &blocks_[piece]);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
-  commitFile(tmp, finalPath);
+  writeFileVia(piecePath(step, piece),
+               [&](const auto& tmp) { writeImage(tmp, grid_, single_, step, time, fields, &blocks_[piece]); });
 }
 
 void PartitionedVtkSeriesWriter::commitStep(long long step, double time, const std::vector<FieldView>& fields) {

@@ -145,7 +145,8 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part) {
     d.face[f].rho = b.density;
     for (int a = 0; a < 3; ++a) d.face[f].u[a] = b.velocity[a];
     // Inlet and outlet ghost nodes read whole cells next to their face, which may be ghost cells of a split axis.
-    const bool open = !c.periodic[f / 2] && (b.type == BoundaryType::VelocityInlet || b.type == BoundaryType::PressureOutlet);
+    const bool open =
+        !c.periodic[f / 2] && (b.type == BoundaryType::VelocityInlet || b.type == BoundaryType::PressureOutlet);
     if (open && d.hasGhosts()) s.haloAllPopulations = true;
   }
 
@@ -157,7 +158,8 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part) {
     for (long long y = 0; y < n[1]; ++y)
       for (long long x = 0; x < n[0]; ++x) {
         const long long i = (z * n[1] + y) * n[0] + x;
-        const long long gx = globalCoord(c, part, 0, x), gy = globalCoord(c, part, 1, y), gz = globalCoord(c, part, 2, z);
+        const long long gx = globalCoord(c, part, 0, x), gy = globalCoord(c, part, 1, y);
+        const long long gz = globalCoord(c, part, 2, z);
         s.flags[i] = flagAt(c, gx, gy, gz);
         if (c.initial.taylorGreenU0) {
           // 2D Taylor-Green vortex at cell centres; the pressure field p = rho/3 balances the vortex.
@@ -294,7 +296,9 @@ void LbmSimulation::localFields(std::vector<double>& density, std::vector<double
   backend_->macroscopic(density, velocity);
 }
 
-void LbmSimulation::localFlagField(std::vector<double>& flags) const { flags.assign(ownedFlags_.begin(), ownedFlags_.end()); }
+void LbmSimulation::localFlagField(std::vector<double>& flags) const {
+  flags.assign(ownedFlags_.begin(), ownedFlags_.end());
+}
 
 LbmPartition LbmSimulation::ownedPartOf(int rank) const {
   if (!decomposed()) {
