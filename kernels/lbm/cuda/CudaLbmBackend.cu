@@ -58,6 +58,8 @@ std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup& setup, KernelVariant
   }
   o.blockThreads = intFromEnvironment("HOPSIM_LBM_BLOCK_THREADS", 256, 64, 256);
   o.graphSteps = intFromEnvironment("HOPSIM_LBM_GRAPH_STEPS", 32, 2, 4096);
+  // kernels: auto takes the portable kernels on every lattice and precision: the Hopper cluster kernel measured
+  // 0.33-0.53 of their speed on an H200 (docs/performance.md, "Hopper kernels"); revisit when it is faster.
   if (variant == KernelVariant::Hopper) {
     // Thread block clusters (kernels/lbm/hopper/); two lattices always, so no in-place fallback note here.
     o.note.clear();
