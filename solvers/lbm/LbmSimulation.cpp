@@ -113,8 +113,6 @@ LbmPartition partitionOf(const LbmCase& c, const Decomposition& d) {
 }
 
 std::vector<std::uint8_t> buildFlags(const LbmCase& c) {
-  if (c.obstacles.size() > static_cast<std::size_t>(kMaxObstacles))
-    throw std::runtime_error("too many obstacles (at most 253)");
   return buildSetup(c).flags;
 }
 
@@ -258,18 +256,12 @@ std::vector<double> LbmSimulation::gatherOwned(const std::vector<double>& local,
   if (!decomposed()) return local;
   std::vector<double> all = comm_.gather(local, 0);
   if (!comm_.isRoot()) return {};
-  const auto& dims = decomposition_->dims();
   const long long nx = case_.cells[0], ny = case_.cells[1];
   std::vector<double> out(static_cast<std::size_t>(components * cellCount()));
   std::size_t at = 0;
   for (int r = 0; r < comm_.size(); ++r) {
-    const Decomposition::Int3 rc = decomposition_->coordsOf(r);
-    long long first[3], count[3];
-    for (int a = 0; a < 3; ++a) {
-      const auto [f, l] = Decomposition::splitRange(case_.cells[a], dims[a], rc[a]);
-      first[a] = f;
-      count[a] = l - f;
-    }
+    const LbmPartition block = ownedPartOf(r);
+    const auto &first = block.first, &count = block.count;
     for (long long z = 0; z < count[2]; ++z)
       for (long long y = 0; y < count[1]; ++y)
         for (long long x = 0; x < count[0]; ++x) {
