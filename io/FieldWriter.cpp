@@ -124,13 +124,7 @@ void FieldSeriesWriter::write(long long step, double time, const std::vector<Fie
 
   Entry entry{step, time, {}};
   for (const auto& f : fields) entry.fields.emplace_back(f.name, f.components);
-  auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.step == step; });
-  if (same != entries_.end())
-    *same = std::move(entry);
-  else
-    entries_.push_back(std::move(entry));
-  // ParaView orders a temporal collection by the order of its grids, so keep them by step.
-  std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.step < b.step; });
+  recordStep(entries_, std::move(entry));
   writeFileAtomic(seriesPath(), xdmf());
 }
 
@@ -192,6 +186,11 @@ std::string pieceFileName(const std::string& baseName, long long step, int piece
   return fmt::format("{}/r{:05d}{}", stepFileName(baseName, step, ""), piece, extension);
 }
 
+void checkPiece(int piece, const std::vector<GridBlock>& blocks) {
+  if (piece < 0 || piece >= static_cast<int>(blocks.size()))
+    throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks.size()));
+}
+
 void checkBlocks(const GridGeometry& grid, const std::vector<GridBlock>& blocks) {
   if (blocks.empty()) throw std::invalid_argument("a split grid needs at least one block");
   long long covered = 0;
@@ -236,8 +235,7 @@ std::filesystem::path PartitionedFieldSeriesWriter::piecePath(long long step, in
 void PartitionedFieldSeriesWriter::writePiece(long long step, double time, int piece,
                                               const std::vector<FieldView>& fields) const {
   checkFields(fields);
-  if (piece < 0 || piece >= static_cast<int>(blocks_.size()))
-    throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks_.size()));
+  checkPiece(piece, blocks_);
   writeFileVia(piecePath(step, piece), [&](const auto& tmp) {
     writeStepFile(tmp, blocks_[piece].count, single_, step, time, fields, &blocks_[piece], &grid_);
   });
@@ -247,12 +245,7 @@ void PartitionedFieldSeriesWriter::commitStep(long long step, double time, const
   stepFileName(base_, step, "");  // throws for a negative step
   Entry entry{step, time, {}};
   for (const auto& f : fields) entry.fields.emplace_back(f.name, f.components);
-  auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.step == step; });
-  if (same != entries_.end())
-    *same = std::move(entry);
-  else
-    entries_.push_back(std::move(entry));
-  std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.step < b.step; });
+  recordStep(entries_, std::move(entry));
   ensureDirectory(dir_);
   writeFileAtomic(seriesPath(), xdmf());
 }

@@ -3,6 +3,7 @@
 // file as a spatial collection per step.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <string>
@@ -51,6 +52,21 @@ std::string stepFileName(const std::string& baseName, long long step, const std:
 // "<base>_<step, 9 digits>/r<piece, at least 5 digits><extension>". One folder per step keeps the output directory
 // short however many ranks write.
 std::string pieceFileName(const std::string& baseName, long long step, int piece, const std::string& extension);
+
+// Throws std::invalid_argument unless piece indexes one of `blocks`.
+void checkPiece(int piece, const std::vector<GridBlock>& blocks);
+
+// Adds a series entry (anything with a `step`), replacing one of the same step, and keeps the entries ordered by
+// step: ParaView orders a temporal collection by the order of its entries.
+template <class Entry>
+void recordStep(std::vector<Entry>& entries, Entry entry) {
+  auto same = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.step == entry.step; });
+  if (same != entries.end())
+    *same = std::move(entry);
+  else
+    entries.push_back(std::move(entry));
+  std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.step < b.step; });
+}
 
 class FieldSeriesWriter {
  public:

@@ -107,12 +107,7 @@ void VtkSeriesWriter::write(long long step, double time, const std::vector<Field
   checkFields(fields);
   writeFileVia(stepPath(step), [&](const auto& tmp) { writeImage(tmp, grid_, single_, step, time, fields); });
 
-  auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.step == step; });
-  if (same != entries_.end())
-    same->time = time;
-  else
-    entries_.push_back({step, time});
-  std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.step < b.step; });
+  recordStep(entries_, Entry{step, time});
   writeFileAtomic(seriesPath(), pvd());
 }
 
@@ -152,8 +147,7 @@ std::filesystem::path PartitionedVtkSeriesWriter::piecePath(long long step, int 
 void PartitionedVtkSeriesWriter::writePiece(long long step, double time, int piece,
                                             const std::vector<FieldView>& fields) const {
   checkFields(fields);
-  if (piece < 0 || piece >= static_cast<int>(blocks_.size()))
-    throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks_.size()));
+  checkPiece(piece, blocks_);
   writeFileVia(piecePath(step, piece),
                [&](const auto& tmp) { writeImage(tmp, grid_, single_, step, time, fields, &blocks_[piece]); });
 }
@@ -161,12 +155,7 @@ void PartitionedVtkSeriesWriter::writePiece(long long step, double time, int pie
 void PartitionedVtkSeriesWriter::commitStep(long long step, double time, const std::vector<FieldView>& fields) {
   ensureDirectory(dir_);
   writeFileAtomic(stepPath(step), pvti(fields, step));
-  auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.step == step; });
-  if (same != entries_.end())
-    same->time = time;
-  else
-    entries_.push_back({step, time});
-  std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.step < b.step; });
+  recordStep(entries_, Entry{step, time});
   writeFileAtomic(seriesPath(), pvd());
 }
 
