@@ -1,7 +1,6 @@
 // Field series writers (HDF5 + XDMF, VTK) and run.json: values read back, series files, failure leaves nothing.
 #include <fmt/format.h>
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "ScratchDir.h"
 #include "io/AtomicFile.h"
 #include "io/FieldWriter.h"
 #include "io/RunInfo.h"
@@ -33,32 +33,6 @@ using hopsim::io::FieldView;
 using hopsim::io::GridGeometry;
 
 namespace {
-
-// A scratch directory removed at the end, unless HOPSIM_TEST_OUTPUT_DIR names a place to keep the files (to open
-// them in ParaView: tests/integration/check_paraview.py).
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& name) {
-    if (const char* keep = std::getenv("HOPSIM_TEST_OUTPUT_DIR"); keep && *keep) {
-      path_ = fs::path(keep) / name;
-      keep_ = true;
-    } else {
-      path_ = fs::temp_directory_path() / fmt::format("hopsim_test_{}_{}", name, static_cast<long>(::getpid()));
-    }
-    fs::remove_all(path_);
-  }
-  ~ScratchDir() {
-    if (!keep_) {
-      std::error_code ec;
-      fs::remove_all(path_, ec);
-    }
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-  bool keep_ = false;
-};
 
 // Values that differ in every cell, component and step, and are exact in single precision.
 struct TestFields {

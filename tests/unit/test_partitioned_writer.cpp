@@ -3,7 +3,6 @@
 // pieces whose extents are the blocks' places in the whole grid; bad block sets are refused.
 #include <fmt/format.h>
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdlib>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "ScratchDir.h"
 #include "io/FieldWriter.h"
 #include "io/vtk/VtkFieldWriter.h"
 
@@ -33,31 +33,6 @@ using hopsim::io::GridBlock;
 using hopsim::io::GridGeometry;
 
 namespace {
-
-// Removed at the end unless HOPSIM_TEST_OUTPUT_DIR names a place to keep the files (paraview_reads_writer_output).
-class Scratch {
- public:
-  explicit Scratch(const std::string& name) {
-    if (const char* keep = std::getenv("HOPSIM_TEST_OUTPUT_DIR"); keep && *keep) {
-      path_ = fs::path(keep) / name;
-      keep_ = true;
-    } else {
-      path_ = fs::temp_directory_path() / fmt::format("hopsim_test_{}_{}", name, static_cast<long>(::getpid()));
-    }
-    fs::remove_all(path_);
-  }
-  ~Scratch() {
-    if (!keep_) {
-      std::error_code ec;
-      fs::remove_all(path_, ec);
-    }
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-  bool keep_ = false;
-};
 
 // The values of tests/unit/test_field_writer.cpp's TestFields over the whole grid, and any block's share of them.
 struct Whole {
@@ -142,25 +117,31 @@ bool temporariesLeft(const fs::path& dir) {
   return false;
 }
 
+// Steps 0 (time 0) and 10 (time 0.125) of the two states, every block written as its piece, then committed.
+template <class Writer>
+void writeTwoSteps(Writer& writer, const std::vector<GridBlock>& blocks, const Whole& first, const Whole& second) {
+  for (const auto& [step, time, whole] : {std::tuple{0LL, 0.0, &first}, std::tuple{10LL, 0.125, &second}}) {
+    std::vector<FieldView> views;
+    std::vector<double> rho, u;
+    for (int p = 0; p < static_cast<int>(blocks.size()); ++p) {
+      whole->block(blocks[p], rho, u);
+      views = {{"density", 1, rho.data()}, {"velocity", 3, u.data()}};
+      writer.writePiece(step, time, p, views);
+    }
+    writer.commitStep(step, time, views);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("pieces of a split grid: HDF5 files per block joined by an XDMF spatial collection", "[unit]") {
   for (const bool single : {false, true}) {
-    Scratch dir(single ? "pieces3d_single" : "pieces3d_double");
+    ScratchDir dir(single ? "pieces3d_single" : "pieces3d_double");
     const GridGeometry grid{{5, 4, 3}, 3, {1.0, -2.0, 0.5}, 0.5};
     const auto blocks = fourBlocks();
     hopsim::io::PartitionedFieldSeriesWriter writer(dir.path(), "fields", grid, blocks, single);
     const Whole first(grid.cells, 0), second(grid.cells, 1);
-    for (const auto& [step, time, whole] : {std::tuple{0LL, 0.0, &first}, std::tuple{10LL, 0.125, &second}}) {
-      std::vector<FieldView> views;
-      std::vector<double> rho, u;
-      for (int p = 0; p < 4; ++p) {
-        whole->block(blocks[p], rho, u);
-        views = {{"density", 1, rho.data()}, {"velocity", 3, u.data()}};
-        writer.writePiece(step, time, p, views);
-      }
-      writer.commitStep(step, time, views);
-    }
+    writeTwoSteps(writer, blocks, first, second);
 
     for (int p = 0; p < 4; ++p) {
       const fs::path file = dir.path() / fmt::format("fields_000000010/r{:05d}.h5", p);
@@ -219,21 +200,12 @@ TEST_CASE("blocks that do not tile the grid are refused", "[unit]") {
 #if HOPSIM_WITH_VTK
 TEST_CASE("pieces of a split grid: .vti pieces at their global extents joined by a .pvti per step", "[unit]") {
   for (const bool single : {false, true}) {
-    Scratch dir(single ? "vtkpieces3d_single" : "vtkpieces3d_double");
+    ScratchDir dir(single ? "vtkpieces3d_single" : "vtkpieces3d_double");
     const GridGeometry grid{{5, 4, 3}, 3, {1.0, -2.0, 0.5}, 0.5};
     const auto blocks = fourBlocks();
     hopsim::io::PartitionedVtkSeriesWriter writer(dir.path(), "fields", grid, blocks, single);
     const Whole first(grid.cells, 0), second(grid.cells, 1);
-    for (const auto& [step, time, whole] : {std::tuple{0LL, 0.0, &first}, std::tuple{10LL, 0.125, &second}}) {
-      std::vector<FieldView> views;
-      std::vector<double> rho, u;
-      for (int p = 0; p < 4; ++p) {
-        whole->block(blocks[p], rho, u);
-        views = {{"density", 1, rho.data()}, {"velocity", 3, u.data()}};
-        writer.writePiece(step, time, p, views);
-      }
-      writer.commitStep(step, time, views);
-    }
+    writeTwoSteps(writer, blocks, first, second);
 
     // One piece on its own: its extent is its place in the whole grid.
     {
