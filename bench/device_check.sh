@@ -4,19 +4,28 @@
 # Steps: md (GPU MD tests, benchmarks to 16.4M atoms, NIST 0.86 on CUDA), hopper (tests, portable vs hopper
 # benchmarks, sanitizers), half (FP16 kernels), mpi (decomposed LBM: GPU tests, 1/2/4 ranks with and without MPS and
 # with the exchange skipped, sanitizers), lbm (all [gpu][lbm] tests). Logs in $OUT/session.tgz.
-# Usage: OUT=dir bash bench/device_check.sh md hopper mpi
+# Usage: OUT=dir bash bench/device_check.sh md hopper mpi   (PREBUILT=prebuilt.tgz: binaries from bench/prebuild.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export PATH=/usr/local/cuda/bin:$PATH OMP_NUM_THREADS=2
+export PATH=/usr/local/cuda/bin:$PATH OMP_NUM_THREADS=2 NCCL_NVLS_ENABLE=0
 F=${OUT:?}
 R=/tmp/gpu-out
 DEADLINE=${DEADLINE:-540}
 rm -rf "$R" && mkdir -p "$R"
-rm -f tests/gpu/lbm/test_lbm_cell_update_host.cpp  # host-only test, slow to compile, runs in CI
 t0=$SECONDS
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOPSIM_WITH_CUDA=ON -DHOPSIM_WITH_VTK=OFF \
-  -DHOPSIM_WITH_MPI=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DHOPSIM_BUILD_TESTS=ON > "$R/build.log" 2>&1 &&
-  timeout 330 cmake --build build -j16 --target hopsim hopsim_tests hopsim_mpi_tests >> "$R/build.log" 2>&1
+if [ -n "${PREBUILT:-}" ]; then
+  # Binaries built on the workstation with the same configuration (bench/prebuild.sh), with the shared libraries
+  # this machine lacks: saves the build's device time.
+  rm -rf build prebuilt && tar xzf "$PREBUILT" && mkdir -p build/tests && cp prebuilt/hopsim build/ &&
+    cp prebuilt/hopsim_*tests build/tests/
+  export LD_LIBRARY_PATH=$PWD/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  build/hopsim --version > "$R/build.log" 2>&1
+else
+  rm -f tests/gpu/lbm/test_lbm_cell_update_host.cpp  # host-only test, slow to compile, runs in CI
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOPSIM_WITH_CUDA=ON -DHOPSIM_WITH_VTK=OFF \
+    -DHOPSIM_WITH_MPI=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DHOPSIM_BUILD_TESTS=ON > "$R/build.log" 2>&1 &&
+    timeout 330 cmake --build build -j16 --target hopsim hopsim_tests hopsim_mpi_tests >> "$R/build.log" 2>&1
+fi
 echo "build: exit $? in $((SECONDS - t0)) s" | tee "$R/status.txt"
 M="mpiexec --allow-run-as-root --oversubscribe --bind-to none"
 T=build/tests/hopsim_tests
@@ -61,6 +70,37 @@ mpi)
   echo quit | nvidia-cuda-mps-control
   run memcheck_mpi2 60 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests "[gpu]"
   run racecheck_mpi2 90 $M -n 2 compute-sanitizer --tool racecheck --error-exitcode 1 build/tests/hopsim_mpi_tests "[gpu]" ;;
+halo)
+  # The two halo transports (staged through pinned host memory, CUDA IPC) on ranks sharing GPU 0 and, where the
+  # machine has two GPUs, one rank per GPU: bitwise tests, then D3Q19 FP32 steps with each transport.
+  GPUS=$(nvidia-smi -L | wc -l)
+  run halo_tests_2 150 $M -n 2 build/tests/hopsim_mpi_tests "[lbm][gpu]"
+  run halo_tests_4 150 $M -n 4 build/tests/hopsim_mpi_tests "[lbm][gpu]"
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
+  nvidia-cuda-mps-control -d > "$R/mps_start.log" 2>&1; echo "mps start: $?" | tee -a "$R/status.txt"
+  run halo_one_rank 60 $B bench/lbm_d3q19_256_single.yaml --set device.gpu=0 --repeats 3 --json "$R/halo_one_rank.json"
+  for n in 2 4; do for h in staged ipc; do
+    run "halo_1gpu_${n}r_$h" 60 $M -n $n $B bench/lbm_d3q19_256_single.yaml --set device.gpu=0 --set device.halo=$h \
+      --repeats 3 --json "$R/halo_1gpu_${n}r_$h.json"
+  done; done
+  run halo_1gpu_2r_skip 60 $M -n 2 -x HOPSIM_LBM_SKIP_HALO=1 $B bench/lbm_d3q19_256_single.yaml --set device.gpu=0 \
+    --repeats 3 --json "$R/halo_1gpu_2r_skip.json"
+  echo quit | nvidia-cuda-mps-control
+  if [ "$GPUS" -ge 2 ]; then
+    run halo_2gpu_1r 90 $B bench/lbm_d3q19_256_single.yaml --set "domain.cells=[512,512,512]" --repeats 3 \
+      --json "$R/halo_2gpu_1r.json"
+    for h in staged ipc; do
+      run "halo_2gpu_weak_$h" 120 $M -n 2 $B bench/lbm_d3q19_256_single.yaml --set "domain.cells=[512,512,1024]" \
+        --set device.halo=$h --repeats 3 --json "$R/halo_2gpu_weak_$h.json"
+      run "halo_2gpu_strong_$h" 90 $M -n 2 $B bench/lbm_d3q19_256_single.yaml --set "domain.cells=[512,512,512]" \
+        --set device.halo=$h --repeats 3 --json "$R/halo_2gpu_strong_$h.json"
+    done
+    run halo_2gpu_weak_skip 120 $M -n 2 -x HOPSIM_LBM_SKIP_HALO=1 $B bench/lbm_d3q19_256_single.yaml \
+      --set "domain.cells=[512,512,1024]" --repeats 3 --json "$R/halo_2gpu_weak_skip.json"
+  fi
+  run halo_memcheck_2 90 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests \
+    "decomposed LBM on the GPU*" ;;
 lbm)
   run lbm_gpu_tests 200 $T "[gpu][lbm]" ;;
 output)
@@ -103,6 +143,6 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     j = json.load(open(p))
     for r in j.get("runs", [j]):
         if "error" in r: print(os.path.basename(p), "ERROR", r["error"][:150]); continue
-        keys = {k: r[k] for k in ("kernels", "mlups", "fraction_of_copy_bandwidth", "atom_steps_per_second", "ms_per_step", "halo_fraction_of_step", "neighbor_ms_per_build", "mean_neighbors") if k in r}
+        keys = {k: r[k] for k in ("kernels", "halo_transport", "mlups", "fraction_of_copy_bandwidth", "atom_steps_per_second", "ms_per_step", "halo_fraction_of_step", "neighbor_ms_per_build", "mean_neighbors") if k in r}
         print(os.path.basename(p), json.dumps(keys)[:420])
 PY

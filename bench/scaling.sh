@@ -11,9 +11,9 @@ mkdir -p "$R"
 export NCCL_NVLS_ENABLE=0 OMP_NUM_THREADS=4
 GPUS=$(nvidia-smi -L | wc -l)
 M="mpiexec --allow-run-as-root --oversubscribe --bind-to none"
-weak_cells() {  # 512^3 per GPU on a grid that splits x, then y, then z
-  case $1 in 1) echo "[512,512,512] [1,1,1]";; 2) echo "[1024,512,512] [2,1,1]";;
-             4) echo "[1024,1024,512] [2,2,1]";; 8) echo "[1024,1024,1024] [2,2,2]";; esac; }
+weak_cells() {  # 512^3 per GPU, split along z, then y (whole x rows: full thread blocks, contiguous halo planes)
+  case $1 in 1) echo "[512,512,512] [1,1,1]";; 2) echo "[512,512,1024] [1,1,2]";;
+             4) echo "[512,1024,1024] [1,2,2]";; 8) echo "[512,1024,2048] [1,2,4]";; esac; }
 for n in 1 2 4 8; do
   [ "$n" -le "$GPUS" ] || break
   read -r cells grid <<< "$(weak_cells $n)"

@@ -7,7 +7,7 @@ DeviceSpec parseDeviceSpec(const CaseNode& root) {
   DeviceSpec spec;
   const auto device = root.find("device");
   if (!device) return spec;
-  device->checkKeys({"backend", "kernels", "gpu", "ranks"});
+  device->checkKeys({"backend", "kernels", "gpu", "ranks", "halo"});
   if (const auto b = device->find("backend")) {
     const std::string v = b->choice({"auto", "cpu", "cuda"});
     spec.backend = v == "cpu" ? Backend::Cpu : v == "cuda" ? Backend::Cuda : Backend::Auto;
@@ -26,6 +26,10 @@ DeviceSpec parseDeviceSpec(const CaseNode& root) {
       spec.ranks[i] = static_cast<int>(v[i]);
     }
     for (std::size_t i = v.size(); i < 3; ++i) spec.ranks[i] = 1;
+  }
+  if (const auto h = device->find("halo")) {
+    const std::string v = h->choice({"auto", "staged", "ipc"});
+    spec.halo = v == "staged" ? HaloTransport::Staged : v == "ipc" ? HaloTransport::Ipc : HaloTransport::Auto;
   }
   return spec;
 }

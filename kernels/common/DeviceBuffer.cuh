@@ -130,6 +130,30 @@ class CudaEvent {
   cudaEvent_t e_ = nullptr;
 };
 
+// Device memory of another process (CUDA IPC), mapped into this one: the pointer is valid until destruction. Peer
+// access to the other process's GPU is enabled on first use (cudaIpcMemLazyEnablePeerAccess).
+class IpcMapping {
+ public:
+  IpcMapping() = default;
+  explicit IpcMapping(const cudaIpcMemHandle_t& handle) {
+    HOPSIM_CUDA_CHECK(cudaIpcOpenMemHandle(&ptr_, handle, cudaIpcMemLazyEnablePeerAccess));
+  }
+  IpcMapping(IpcMapping&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
+  IpcMapping& operator=(IpcMapping&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    return *this;
+  }
+  IpcMapping(const IpcMapping&) = delete;
+  IpcMapping& operator=(const IpcMapping&) = delete;
+  ~IpcMapping() {
+    if (ptr_) cudaIpcCloseMemHandle(ptr_);
+  }
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
 // An instantiated CUDA graph: a recorded sequence of launches replayed with one call.
 class CudaGraph {
  public:

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -21,6 +22,9 @@ struct Observables {
   double kineticEnergy = 0;  // sum of rho u^2 / 2 over fluid cells
   double maxSpeed = 0;
 };
+
+// Size of the message that carries a halo inbox handle between ranks (a CUDA IPC handle and the inbox size).
+inline constexpr std::size_t kHaloHandleBytes = 128;
 
 // How populations are kept between steps. TwoLattice: read one array, write the other. InPlace: one array updated
 // in place (the AA pattern), half the memory; it cannot do inlet/outlet faces, which fall back to two lattices.
@@ -89,6 +93,21 @@ class LbmBackend {
   virtual std::span<const std::byte> packHalo(int /*face*/) { throw noHalo(); }
   virtual std::span<std::byte> haloInbox(int /*face*/) { throw noHalo(); }
   virtual void unpackHalo(int /*face*/) { throw noHalo(); }
+
+  // The direct transport between GPUs of one node (HaloTransport::Ipc): a rank's pack kernel writes its planes
+  // straight into the device inboxes of its neighbours, mapped into its process. Each inbox has two slots, used by
+  // alternate exchanges, so a neighbour may write the next exchange's planes while this rank still unpacks the last.
+  virtual bool peerHalo() const { return false; }
+  // The handle (kHaloHandleBytes) by which the rank beyond `face` maps this rank's inbox of `face`.
+  virtual std::vector<std::byte> exportHaloInbox(int /*face*/) { throw noHalo(); }
+  // Maps the inbox that this rank's `face` plane goes to (the neighbour's opposite face), from its handle.
+  virtual void mapPeerInbox(int /*face*/, std::span<const std::byte> /*handle*/) { throw noHalo(); }
+  // Enqueues the pack of `face`'s plane into slot `slot` of the mapped neighbour inbox (after the shell, as
+  // packHalo); waitHaloPacks() returns when the packs enqueued so far have landed.
+  virtual void packHaloToPeer(int /*face*/, int /*slot*/) { throw noHalo(); }
+  virtual void waitHaloPacks() { throw noHalo(); }
+  // Enqueues the unpack of slot `slot` of the inbox of `face` into the ghost layer (like unpackHalo).
+  virtual void unpackHaloSlot(int /*face*/, int /*slot*/) { throw noHalo(); }
 
  private:
   std::runtime_error noHalo() const { return std::runtime_error(name() + " backend cannot run a decomposed domain"); }

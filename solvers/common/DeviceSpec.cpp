@@ -1,4 +1,4 @@
-// Names of backends and kernel variants, as case files and logs spell them.
+// Names of backends, kernel variants and halo transports, as case files and logs spell them.
 #include "solvers/common/DeviceSpec.h"
 
 namespace hopsim {
@@ -17,6 +17,15 @@ const char* toString(KernelVariant k) {
     case KernelVariant::Auto: return "auto";
     case KernelVariant::Portable: return "portable";
     case KernelVariant::Hopper: return "hopper";
+  }
+  return "?";
+}
+
+const char* toString(HaloTransport t) {
+  switch (t) {
+    case HaloTransport::Auto: return "auto";
+    case HaloTransport::Staged: return "staged";
+    case HaloTransport::Ipc: return "ipc";
   }
   return "?";
 }

@@ -239,6 +239,31 @@ int Comm::nodeSize() const {
   return 1;
 }
 
+bool Comm::sharesNodeWith([[maybe_unused]] const std::vector<int>& others) const {
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    MPI_Comm node;
+    check(MPI_Comm_split_type(native(handle_), MPI_COMM_TYPE_SHARED, rank(), MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    MPI_Group all, local;
+    MPI_Comm_group(native(handle_), &all);
+    MPI_Comm_group(node, &local);
+    bool shared = true;
+    for (int other : others) {
+      if (other == kNoRank) continue;
+      int there = MPI_UNDEFINED;
+      check(MPI_Group_translate_ranks(all, 1, &other, local, &there), "MPI_Group_translate_ranks");
+      shared = shared && there != MPI_UNDEFINED;
+    }
+    MPI_Group_free(&local);
+    MPI_Group_free(&all);
+    MPI_Comm_free(&node);
+    return shared;
+  }
+#endif
+  return true;
+}
+
 const char* cudaAwareness() {
 #if HOPSIM_WITH_MPI
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

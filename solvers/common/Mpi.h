@@ -59,6 +59,9 @@ class Comm {
   // Rank and number of ranks among those sharing this node's memory (MPI_COMM_TYPE_SHARED): picks the GPU.
   int nodeRank() const;
   int nodeSize() const;
+  // Whether all of `others` run on this rank's node (share its memory); kNoRank entries count as yes. Collective:
+  // every rank calls it, with its own list.
+  bool sharesNodeWith(const std::vector<int>& others) const;
 
   // MPI_Dims_create: fills the zero entries of `dims` so that their product is size(); non-zero entries are kept.
   void createDims(int dims[3]) const;

@@ -129,7 +129,8 @@ nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mp
                              {"unit", "seconds per step, median repeat of each rank"}};
   r["halo_fraction_of_step"] = comm.allreduceMax(exchange) / comm.allreduceMax(total);
   r["mpi_cuda_aware"] = mpi::cudaAwareness();
-  r["halo_staging"] = gpu ? "GPU pack kernel, pinned host buffers, MPI_Sendrecv, GPU unpack" : "host memory";
+  r["halo_transport"] = toString(sim.haloTransport());
+  r["halo_path"] = sim.haloPath();
   r["halo_exchange"] = sim.haloSkipped() ? "skipped (HOPSIM_LBM_SKIP_HALO=1: overlap measurement, results wrong)"
                                          : "host time in the exchange; on GPUs it overlaps the interior update";
   if (comm.isRoot()) {

@@ -186,11 +186,9 @@ void printParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& 
     const LbmPartition& p = sim.partition();
     std::printf("  ranks          %d MPI ranks, process grid %d x %d x %d; rank 0 holds %lld x %lld x %lld cells\n",
                 d->size(), d->dims()[0], d->dims()[1], d->dims()[2], p.count[0], p.count[1], p.count[2]);
-    if (sim.backendKind() == Backend::Cuda)
-      std::printf("  halo exchange  every step, overlapping the interior update; staged through pinned host memory "
-                  "(MPI CUDA-aware: %s)\n", mpi::cudaAwareness());
-    else
-      std::printf("  halo exchange  every step, after the update, through host memory\n");
+    std::printf("  halo exchange  every step, %s; %s\n",
+                sim.backendKind() == Backend::Cuda ? "overlapping the interior update" : "after the update",
+                sim.haloPath().c_str());
   }
   std::printf("  steps          %lld\n", c.steps);
   if (writes)

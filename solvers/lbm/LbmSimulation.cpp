@@ -215,6 +215,56 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
   } else {
     backend_ = makeCpuBackend(setup);
   }
+  if (decomposed()) chooseHaloTransport(c.device.halo);
+}
+
+void LbmSimulation::chooseHaloTransport(HaloTransport wanted) {
+  transport_ = HaloTransport::Staged;
+  if (wanted == HaloTransport::Staged) return;
+  const auto refuse = [&](const std::string& why) {
+    if (wanted == HaloTransport::Ipc) throw std::runtime_error("device.halo: ipc is not possible here: " + why);
+    transportNote_ = why;
+  };
+  if (!backend_->peerHalo()) {
+    if (wanted == HaloTransport::Ipc) refuse("the " + backend_->name() + " backend keeps its planes in host memory");
+    return;
+  }
+  std::vector<int> neighbours;
+  for (int f = 0; f < 6; ++f)
+    if (part_.ghost[f]) neighbours.push_back(part_.neighbor[f]);
+  if (comm_.allreduceMax(comm_.sharesNodeWith(neighbours) ? 0.0 : 1.0) > 0)
+    return refuse("some neighbouring ranks run on other nodes");
+  // Each rank's inbox of face f is written by the rank beyond f, through that rank's opposite face. Every rank
+  // takes part in every message even when it cannot make or map a handle, so that a failure cannot hang the others.
+  std::string error;
+  std::array<std::vector<std::byte>, 6> theirs;
+  for (int f = 0; f < 6; ++f) {
+    const int opposite = f ^ 1;
+    std::vector<std::byte> mine(kHaloHandleBytes);
+    if (part_.ghost[f] && error.empty()) {
+      try {
+        mine = backend_->exportHaloInbox(f);
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    theirs[opposite].assign(kHaloHandleBytes, std::byte{0});
+    comm_.sendrecvBytes(part_.ghost[f] ? std::span<const std::byte>(mine) : std::span<const std::byte>(),
+                        part_.ghost[f] ? part_.neighbor[f] : mpi::kNoRank,
+                        part_.ghost[opposite] ? std::span<std::byte>(theirs[opposite]) : std::span<std::byte>(),
+                        part_.ghost[opposite] ? part_.neighbor[opposite] : mpi::kNoRank, 400 + f);
+  }
+  for (int f = 0; f < 6 && error.empty(); ++f) {
+    if (!part_.ghost[f]) continue;
+    try {
+      backend_->mapPeerInbox(f, theirs[f]);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  if (comm_.allreduceMax(error.empty() ? 0.0 : 1.0) > 0)
+    return refuse("mapping a neighbour's GPU memory failed" + (error.empty() ? std::string(" on another rank") : ": " + error));
+  transport_ = HaloTransport::Ipc;
 }
 
 void LbmSimulation::advance(long long steps, bool forcesOnLastStep) {
@@ -240,6 +290,10 @@ void LbmSimulation::exchangeHalo() {
   for (int a = 0; a < 3; ++a) {
     const int lo = 2 * a, hi = 2 * a + 1;
     if (!part_.ghost[lo] && !part_.ghost[hi]) continue;
+    if (transport_ == HaloTransport::Ipc) {
+      exchangeAxisDirect(lo, hi);
+      continue;
+    }
     const std::span<std::byte> none;
     // Towards +a: my plus plane goes to the rank beyond it; the rank beyond my minus face sends me its plus plane.
     comm_.sendrecvBytes(part_.ghost[hi] ? backend_->packHalo(hi) : std::span<const std::byte>(), part_.neighbor[hi],
@@ -249,7 +303,34 @@ void LbmSimulation::exchangeHalo() {
     if (part_.ghost[lo]) backend_->unpackHalo(lo);
     if (part_.ghost[hi]) backend_->unpackHalo(hi);
   }
+  ++exchanges_;
   haloSeconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string LbmSimulation::haloPath() const {
+  if (backendKind_ != Backend::Cuda) return "host memory, MPI_Sendrecv";
+  if (transport_ == HaloTransport::Ipc)
+    return "CUDA IPC: the GPU pack kernel writes into the neighbour's device memory; zero-byte MPI messages say "
+           "when it has landed";
+  std::string path = std::string("GPU pack kernel, pinned host buffers, MPI_Sendrecv, GPU unpack (MPI CUDA-aware: ") +
+                     mpi::cudaAwareness() + ")";
+  if (!transportNote_.empty()) path += "; not CUDA IPC: " + transportNote_;
+  return path;
+}
+
+// The planes go straight into the neighbours' inboxes; the zero-byte messages say that they have landed. Alternate
+// exchanges use alternate inbox slots: a rank can only be one exchange ahead of a neighbour (it waits for that
+// neighbour's message every exchange), so the slot it writes is never the one the neighbour is still unpacking.
+void LbmSimulation::exchangeAxisDirect(int lo, int hi) {
+  const int slot = static_cast<int>(exchanges_ & 1);
+  if (part_.ghost[hi]) backend_->packHaloToPeer(hi, slot);
+  if (part_.ghost[lo]) backend_->packHaloToPeer(lo, slot);
+  backend_->waitHaloPacks();
+  const auto partner = [&](int f) { return part_.ghost[f] ? part_.neighbor[f] : mpi::kNoRank; };
+  comm_.sendrecvBytes({}, partner(hi), {}, partner(lo), 100 + lo);
+  comm_.sendrecvBytes({}, partner(lo), {}, partner(hi), 100 + hi);
+  if (part_.ghost[lo]) backend_->unpackHaloSlot(lo, slot);
+  if (part_.ghost[hi]) backend_->unpackHaloSlot(hi, slot);
 }
 
 std::vector<double> LbmSimulation::gatherOwned(const std::vector<double>& local, int components) const {

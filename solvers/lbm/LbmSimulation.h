@@ -81,10 +81,16 @@ class LbmSimulation {
   bool haloSkipped() const { return skipHalo_; }
   // Exchanges the ghost planes with the neighbouring ranks (advance() does it after every step).
   void exchangeHalo();
+  // How the planes travel (staged or ipc; see device.halo), and why not ipc when auto could not use it.
+  HaloTransport haloTransport() const { return transport_; }
+  // The path the planes take, in words, for the run log and bench JSON.
+  std::string haloPath() const;
 
  private:
   // Rank 0 assembles every rank's owned block of `components` values per cell into the whole-domain array.
   std::vector<double> gatherOwned(const std::vector<double>& local, int components) const;
+  void chooseHaloTransport(HaloTransport wanted);
+  void exchangeAxisDirect(int lo, int hi);
 
   LbmCase case_;
   Backend backendKind_;
@@ -97,6 +103,9 @@ class LbmSimulation {
   long long step_ = 0;
   double haloSeconds_ = 0;
   bool skipHalo_ = false;
+  HaloTransport transport_ = HaloTransport::Staged;
+  std::string transportNote_;
+  long long exchanges_ = 0;
 };
 
 }  // namespace hopsim::lbm

@@ -56,8 +56,9 @@ std::vector<Case> cases() {
   };
 }
 
-lbm::LbmCase parse(const std::string& yaml, const std::array<int, 3>& ranks, const char* backend = "cpu") {
-  std::string text = yaml + "run: {steps: 1}\ndevice: {backend: " + backend;
+lbm::LbmCase parse(const std::string& yaml, const std::array<int, 3>& ranks, const char* backend = "cpu",
+                   const char* halo = "auto") {
+  std::string text = yaml + "run: {steps: 1}\ndevice: {backend: " + backend + ", halo: " + halo;
   if (ranks[0] > 0)
     text += ", ranks: [" + std::to_string(ranks[0]) + ", " + std::to_string(ranks[1]) + ", " +
             std::to_string(ranks[2]) + "]";
@@ -103,11 +104,12 @@ Final runToEnd(lbm::LbmSimulation& sim, long long steps) {
   return f;
 }
 
-// Runs every case on every grid with `backend` and compares with the one-rank run on the same backend.
-void compareWithOneRank(hopsim::Backend backend, const std::vector<Case>& all) {
+// Runs every case on every grid with `backend` (halo planes travelling as `halo` asks) and compares with the
+// one-rank run on the same backend.
+void compareWithOneRank(hopsim::Backend backend, const std::vector<Case>& all, const char* halo = "auto") {
   const char* backendName = backend == hopsim::Backend::Cuda ? "cuda" : "cpu";
   for (const Case& k : all) {
-    INFO(k.name << " on " << backendName);
+    INFO(k.name << " on " << backendName << ", halo " << halo);
     // The one-rank reference, run by every rank on its own; device.ranks does not change it.
     lbm::LbmSimulation one(parse(k.yaml, {0, 0, 0}, backendName), backend);
     const Final ref = runToEnd(one, k.steps);
@@ -117,9 +119,10 @@ void compareWithOneRank(hopsim::Backend backend, const std::vector<Case>& all) {
 
     for (const auto& grid : gridsFor(mpi::size(), k.dimensions)) {
       INFO("grid " << grid[0] << " " << grid[1] << " " << grid[2] << " on " << mpi::size() << " ranks");
-      lbm::LbmSimulation run(parse(k.yaml, grid, backendName), backend, hopsim::KernelVariant::Auto,
+      lbm::LbmSimulation run(parse(k.yaml, grid, backendName, halo), backend, hopsim::KernelVariant::Auto,
                              mpi::Comm::world());
       CHECK(run.decomposed() == (mpi::size() > 1));
+      if (run.decomposed() && std::string(halo) != "auto") CHECK(hopsim::toString(run.haloTransport()) == std::string(halo));
       const Final got = runToEnd(run, k.steps);
       const std::vector<double>&rho = got.rho, &u = got.u;
       const lbm::Observables& obs = got.observables;
@@ -140,8 +143,8 @@ void compareWithOneRank(hopsim::Backend backend, const std::vector<Case>& all) {
           const double dr = largestDifference(rho, refRho), du = largestDifference(u, refU);
           CHECK(dr == 0.0);
           CHECK(du == 0.0);
-          std::printf("  %s, %d ranks, grid %s[%d %d %d], %s: max |drho| %.3g, max |du| %.3g, |dF| %.3g\n",
-                      backendName, mpi::size(), grid[0] ? "" : "auto ", run.decomposition() ? run.decomposition()->dims()[0] : 1,
+          std::printf("  %s (halo %s), %d ranks, grid %s[%d %d %d], %s: max |drho| %.3g, max |du| %.3g, |dF| %.3g\n",
+                      backendName, hopsim::toString(run.haloTransport()), mpi::size(), grid[0] ? "" : "auto ", run.decomposition() ? run.decomposition()->dims()[0] : 1,
                       run.decomposition() ? run.decomposition()->dims()[1] : 1,
                       run.decomposition() ? run.decomposition()->dims()[2] : 1, k.name, dr, du,
                       forces.empty() ? 0.0 : std::abs(forces[0][0] - refForces[0][0]));
@@ -166,7 +169,20 @@ TEST_CASE("decomposed LBM on the GPU equals the one-rank GPU run bitwise", "[mpi
   half.name = "3D D3Q19 TRT FP16 storage: periodic x and z, walls in y, body force, sphere";
   half.yaml.replace(half.yaml.find("precision: double"), 17, "precision: half");
   all.push_back(half);
-  compareWithOneRank(hopsim::Backend::Cuda, all);
+  // Both transports: through pinned host memory, and GPU to GPU through CUDA IPC (ranks of one node).
+  compareWithOneRank(hopsim::Backend::Cuda, all, "staged");
+  compareWithOneRank(hopsim::Backend::Cuda, all, "ipc");
+}
+
+TEST_CASE("the direct GPU halo transport is refused where planes live in host memory", "[mpi][lbm]") {
+  if (mpi::size() < 2) return;
+  try {
+    lbm::LbmSimulation run(parse(cases()[0].yaml, {0, 0, 0}, "cpu", "ipc"), hopsim::Backend::Cpu,
+                           hopsim::KernelVariant::Auto, mpi::Comm::world());
+    FAIL("expected an error");
+  } catch (const std::exception& e) {
+    CHECK(std::string(e.what()).find("device.halo: ipc is not possible here") != std::string::npos);
+  }
 }
 
 TEST_CASE("a grid that does not fit the ranks or the domain is a clear error", "[mpi][lbm]") {

@@ -485,6 +485,15 @@ TEST_CASE("device ranks along z are refused in 2D", "[unit]") {
   expectError(k2D + "device: {ranks: [2, 1, 2]}\n", 9, 17, "2D lattice");
 }
 
+TEST_CASE("device halo transport: auto by default, staged or ipc when asked, anything else refused", "[unit]") {
+  CHECK(parseLbmCase(CaseDocument::fromString(k2D, "case.yaml")).device.halo == hopsim::HaloTransport::Auto);
+  CHECK(parseLbmCase(CaseDocument::fromString(k2D + "device: {halo: ipc}\n", "case.yaml")).device.halo ==
+        hopsim::HaloTransport::Ipc);
+  CHECK(parseLbmCase(CaseDocument::fromString(k2D + "device: {halo: staged}\n", "case.yaml")).device.halo ==
+        hopsim::HaloTransport::Staged);
+  expectError(k2D + "device: {halo: nccl}\n", 9, 16, "allowed: auto, staged, ipc");
+}
+
 TEST_CASE("empty, comment-only, binary and missing files are clear errors", "[unit]") {
   auto loadError = [](const std::filesystem::path& path) -> std::string {
     try {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -195,16 +196,53 @@ class CudaLbm final : public LbmBackend {
 
   std::span<std::byte> haloInbox(int face) override {
     HaloBuffers& h = halo(face);
-    return {reinterpret_cast<std::byte*>(h.recvHost.get()), h.recvDevice.bytes()};
+    return {reinterpret_cast<std::byte*>(h.recvHost.get()), h.recvBytes()};
   }
 
   // Asynchronous, on the halo stream: the next step joins the streams before it starts, and the next packHalo()
   // synchronises the halo stream before MPI writes into an inbox again.
   void unpackHalo(int face) override {
     HaloBuffers& h = halo(face);
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(h.recvDevice.get(), h.recvHost.get(), h.recvDevice.bytes(),
-                                      cudaMemcpyHostToDevice, haloStream_.get()));
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(h.recvDevice.get(), h.recvHost.get(), h.recvBytes(), cudaMemcpyHostToDevice,
+                                      haloStream_.get()));
     launchHalo<false>(haloPlane(p_, face, false), h.recv, h.recvDevice.get());
+  }
+
+  bool peerHalo() const override { return true; }
+
+  std::vector<std::byte> exportHaloInbox(int face) override {
+    HaloBuffers& h = halo(face);
+    InboxHandle m{};
+    HOPSIM_CUDA_CHECK(cudaIpcGetMemHandle(&m.handle, h.recvDevice.get()));
+    m.slotBytes = h.recvBytes();
+    std::vector<std::byte> out(kHaloHandleBytes);
+    std::memcpy(out.data(), &m, sizeof m);
+    return out;
+  }
+
+  void mapPeerInbox(int face, std::span<const std::byte> handle) override {
+    HaloBuffers& h = halo(face);
+    if (handle.size() < sizeof(InboxHandle)) throw std::logic_error("a halo inbox handle of the wrong size");
+    InboxHandle m;
+    std::memcpy(&m, handle.data(), sizeof m);
+    if (m.slotBytes != h.sendDevice.bytes())
+      throw std::logic_error("the neighbour's halo inbox does not hold this rank's plane (" +
+                             std::to_string(m.slotBytes) + " vs " + std::to_string(h.sendDevice.bytes()) + " bytes)");
+    h.peer = IpcMapping(m.handle);
+  }
+
+  void packHaloToPeer(int face, int slot) override {
+    if (!shellPending_) joinStreams();
+    HaloBuffers& h = halo(face);
+    if (!h.peer.get()) throw std::logic_error("packHaloToPeer before mapPeerInbox");
+    launchHalo<true>(haloPlane(p_, face, true), h.send, static_cast<S*>(h.peer.get()) + slot * h.sendDevice.size());
+  }
+
+  void waitHaloPacks() override { haloStream_.synchronize(); }
+
+  void unpackHaloSlot(int face, int slot) override {
+    HaloBuffers& h = halo(face);
+    launchHalo<false>(haloPlane(p_, face, false), h.recv, h.recvDevice.get() + slot * h.recvSlot);
   }
 
   std::vector<std::array<double, 3>> obstacleForces() override {
@@ -225,12 +263,23 @@ class CudaLbm final : public LbmBackend {
     else return "double";
   }
 
-  // Device and pinned host buffers of one face's halo, made on first use.
+  // Device and pinned host buffers of one face's halo, made on first use. The device inbox has two slots for the
+  // direct transport (the staged one uses the first); peer is the neighbour's inbox when mapped.
   struct HaloBuffers {
     HaloPopulations send, recv;
     DeviceBuffer<S> sendDevice, recvDevice;
     PinnedBuffer<S> sendHost, recvHost;
+    std::size_t recvSlot = 0;  // elements per inbox slot
+    IpcMapping peer;
+    std::size_t recvBytes() const { return recvSlot * sizeof(S); }
   };
+
+  // What exportHaloInbox() sends: the IPC handle of the inbox allocation and the bytes of one slot.
+  struct InboxHandle {
+    cudaIpcMemHandle_t handle;
+    std::size_t slotBytes;
+  };
+  static_assert(sizeof(InboxHandle) <= kHaloHandleBytes);
 
   HaloBuffers& halo(int face) {
     HaloBuffers& h = halo_[face];
@@ -240,7 +289,8 @@ class CudaLbm final : public LbmBackend {
       const std::size_t sendCount = static_cast<std::size_t>(h.send.count * haloPlane(p_, face, true).cells());
       const std::size_t recvCount = static_cast<std::size_t>(h.recv.count * haloPlane(p_, face, false).cells());
       h.sendDevice = DeviceBuffer<S>(sendCount);
-      h.recvDevice = DeviceBuffer<S>(recvCount);
+      h.recvDevice = DeviceBuffer<S>(2 * recvCount);
+      h.recvSlot = recvCount;
       h.sendHost = PinnedBuffer<S>(sendCount);
       h.recvHost = PinnedBuffer<S>(recvCount);
     }
