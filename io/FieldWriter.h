@@ -153,7 +153,9 @@ class CollectiveFieldSeriesWriter {
 
   // Collective: every rank passes its own block's fields (blocks[rank].cellCount() cells, x fastest). All ranks
   // write dir/<base>_<step>.h5 under one temporary name; once every rank's part is complete, rank 0 renames it and
-  // rewrites dir/<base>.xmf. An error on any rank throws on every rank, and no file takes the final name.
+  // rewrites dir/<base>.xmf. An error on any rank throws on every rank, and no file takes the final name. (Errors
+  // are caught before the file is opened or come from collective HDF5 calls, which fail on every rank alike; a rank
+  // failing alone inside one, as with any MPI-IO, would leave the others waiting.)
   void write(long long step, double time, const std::vector<FieldView>& fields);
 
   std::filesystem::path seriesPath() const { return series_.seriesPath(); }
