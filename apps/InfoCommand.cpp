@@ -15,9 +15,9 @@ int infoCommand() {
   const auto build = io::buildInfo();
   const auto host = io::hostInfo();
   std::printf("hopsim %s\n", HOPSIM_VERSION);
-  std::printf("build:  CUDA %s, MPI %s, VTK %s, compiler %s\n", HOPSIM_WITH_CUDA ? "on" : "off",
+  std::printf("build:  CUDA %s, MPI %s, VTK %s, HDF5 %s, compiler %s\n", HOPSIM_WITH_CUDA ? "on" : "off",
               HOPSIM_WITH_MPI ? "on" : "off", HOPSIM_WITH_VTK ? "on" : "off",
-              build.value("compiler", std::string("?")).c_str());
+              HOPSIM_HDF5_PARALLEL ? "parallel" : "serial", build.value("compiler", std::string("?")).c_str());
   std::printf("host:   %s, %s, %u hardware threads, %d OpenMP threads\n",
               host.value("hostname", std::string("?")).c_str(), host.value("cpu_model", std::string("?")).c_str(),
               std::thread::hardware_concurrency(), omp_get_max_threads());

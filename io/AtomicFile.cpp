@@ -10,10 +10,16 @@
 namespace hopsim::io {
 
 std::filesystem::path temporaryPathFor(const std::filesystem::path& finalPath) {
+  return temporaryPathFor(finalPath, processId());
+}
+
+std::filesystem::path temporaryPathFor(const std::filesystem::path& finalPath, long owner) {
   auto tmp = finalPath;
-  tmp += fmt::format(".tmp-{}", static_cast<long>(::getpid()));
+  tmp += fmt::format(".tmp-{}", owner);
   return tmp;
 }
+
+long processId() { return static_cast<long>(::getpid()); }
 
 void commitFile(const std::filesystem::path& tmp, const std::filesystem::path& finalPath) {
   std::error_code ec;

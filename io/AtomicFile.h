@@ -9,6 +9,12 @@ namespace hopsim::io {
 
 // Temporary name next to the final one, so the rename stays on one file system.
 std::filesystem::path temporaryPathFor(const std::filesystem::path& finalPath);
+// The same, named after process `owner` rather than this one: the name every rank uses for a file that all of
+// them write together and one renames (a collective HDF5 file).
+std::filesystem::path temporaryPathFor(const std::filesystem::path& finalPath, long owner);
+
+// This process's id, the `owner` above.
+long processId();
 
 // Renames tmp to finalPath (replacing it); throws std::runtime_error naming both paths on failure.
 void commitFile(const std::filesystem::path& tmp, const std::filesystem::path& finalPath);

@@ -12,6 +12,10 @@
 #include "io/AtomicFile.h"
 #include "io/Hdf5Handle.h"
 
+#if HOPSIM_HDF5_PARALLEL
+#include <mpi.h>  // MPI_Comm_f2c: the communicator for HDF5's MPI-IO driver
+#endif
+
 namespace hopsim::io {
 
 bool isSafeName(const std::string& name, bool allowDashDot) {
@@ -68,13 +72,25 @@ std::filesystem::path FieldSeriesWriter::stepPath(long long step) const {
 
 namespace {
 
-// One HDF5 file of `cells` cells; `block` (a piece of a split grid) adds the attributes first and grid_cells.
+// How a step file is written: by this process alone (the defaults), or by every rank of a communicator at once, each
+// its own block of every dataset (a file access list with the MPI-IO driver, a transfer list asking for collective
+// writes). Every rank then makes the same calls in the same order, as parallel HDF5 requires of anything that
+// creates objects or attributes.
+struct Access {
+  hid_t fileAccess = H5P_DEFAULT;
+  hid_t transfer = H5P_DEFAULT;
+  const GridBlock* part = nullptr;  // the cells of each dataset this process writes; null: all of them
+};
+
+// One HDF5 file of `cells` cells; `block` (a piece of a split grid, in a file of its own) adds the attributes first
+// and grid_cells.
 void writeStepFile(const std::filesystem::path& path, const std::array<long long, 3>& cells, bool single,
                    long long step, double time, const std::vector<FieldView>& fields,
-                   const GridBlock* block = nullptr, const GridGeometry* whole = nullptr) {
+                   const GridBlock* block = nullptr, const GridGeometry* whole = nullptr, const Access& access = {}) {
   using h5::own;
   h5::QuietErrors quiet;
-  auto file = own(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose, "H5Fcreate", path);
+  auto file = own(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.fileAccess), H5Fclose, "H5Fcreate",
+                  path);
   {
     auto scalar = own(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate", path);
     auto stepAttr = own(H5Acreate2(file.get(), "step", H5T_STD_I64LE, scalar.get(), H5P_DEFAULT, H5P_DEFAULT),
@@ -108,8 +124,36 @@ void writeStepFile(const std::filesystem::path& path, const std::array<long long
                                H5P_DEFAULT),
                     H5Dclose, "H5Dcreate2", path, what);
     // HDF5 converts double to float on the way when the file type is single precision.
-    h5::checkStatus(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, f.data), "H5Dwrite",
-                    path, what);
+    if (!access.part) {
+      h5::checkStatus(H5Dwrite(dset.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, access.transfer, f.data),
+                      "H5Dwrite", path, what);
+    } else {
+      // This process's block: a hyperslab of the file's dataset, a whole array in memory.
+      const GridBlock& b = *access.part;
+      const hsize_t start[4] = {static_cast<hsize_t>(b.first[2]), static_cast<hsize_t>(b.first[1]),
+                                static_cast<hsize_t>(b.first[0]), 0};
+      const hsize_t count[4] = {static_cast<hsize_t>(b.count[2]), static_cast<hsize_t>(b.count[1]),
+                                static_cast<hsize_t>(b.count[0]), 3};
+      h5::checkStatus(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+                      "H5Sselect_hyperslab", path, what);
+      auto memory = own(H5Screate_simple(rank, count, nullptr), H5Sclose, "H5Screate_simple", path, what);
+      // Parallel HDF5 gives up a collective transfer for independent ones when it has to convert types on the way
+      // (H5D_MPIO_DATATYPE_CONVERSION), so single precision is converted first, by HDF5's own double-to-float
+      // conversion: the same bits a one-rank file holds.
+      hid_t memoryType = H5T_NATIVE_DOUBLE;
+      const void* values = f.data;
+      std::vector<double> converted;
+      if (single) {
+        const std::size_t n = static_cast<std::size_t>(b.cellCount()) * static_cast<std::size_t>(f.components);
+        converted.assign(f.data, f.data + n);  // H5Tconvert works in place; doubles leave room for the floats
+        h5::checkStatus(H5Tconvert(H5T_NATIVE_DOUBLE, H5T_NATIVE_FLOAT, n, converted.data(), nullptr, H5P_DEFAULT),
+                        "H5Tconvert", path, what);
+        memoryType = H5T_NATIVE_FLOAT;
+        values = converted.data();
+      }
+      h5::checkStatus(H5Dwrite(dset.get(), memoryType, memory.get(), space.get(), access.transfer, values),
+                      "H5Dwrite", path, what);
+    }
     dset.close("H5Dclose", path);
   }
   file.close("H5Fclose", path);
@@ -121,7 +165,11 @@ void FieldSeriesWriter::write(long long step, double time, const std::vector<Fie
   checkFields(fields);
   writeFileVia(stepPath(step),
                [&](const auto& tmp) { writeStepFile(tmp, grid_.cells, single_, step, time, fields); });
+  commitStep(step, time, fields);
+}
 
+void FieldSeriesWriter::commitStep(long long step, double time, const std::vector<FieldView>& fields) {
+  stepFileName(base_, step, "");  // throws for a negative step
   Entry entry{step, time, {}};
   for (const auto& f : fields) entry.fields.emplace_back(f.name, f.components);
   recordStep(entries_, std::move(entry));
@@ -271,6 +319,77 @@ std::string PartitionedFieldSeriesWriter::xdmf() const {
   }
   out += kXdmfFooter;
   return out;
+}
+
+bool CollectiveFieldSeriesWriter::available() { return HOPSIM_HDF5_PARALLEL; }
+
+CollectiveFieldSeriesWriter::CollectiveFieldSeriesWriter(std::filesystem::path dir, std::string baseName,
+                                                         GridGeometry grid, std::vector<GridBlock> blocks,
+                                                         bool singlePrecision, mpi::Comm comm)
+    : series_(std::move(dir), std::move(baseName), grid, singlePrecision), grid_(grid), blocks_(std::move(blocks)),
+      single_(singlePrecision), comm_(comm), rootProcess_(0) {
+  if (!available())
+    throw std::runtime_error(
+        "one HDF5 file written collectively needs a parallel HDF5 library; this build's HDF5 is serial");
+  checkBlocks(grid_, blocks_);
+  if (static_cast<int>(blocks_.size()) != comm_.size())
+    throw std::invalid_argument(fmt::format("{} blocks for {} ranks: one block per rank", blocks_.size(),
+                                            comm_.size()));
+  rootProcess_ = static_cast<long>(comm_.allreduceSum(comm_.isRoot() ? static_cast<long long>(processId()) : 0LL));
+}
+
+void CollectiveFieldSeriesWriter::write(long long step, double time, const std::vector<FieldView>& fields) {
+  const std::filesystem::path finalPath = stepPath(step);  // throws for a negative step, on every rank alike
+  const std::filesystem::path tmp = temporaryPathFor(finalPath, rootProcess_);
+  const int rank = comm_.rank();
+  std::string error;
+  try {
+    checkFields(fields);
+    if (rank == 0) ensureDirectory(finalPath.parent_path());
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  // Every rank's fields checked and the folder made before any rank opens the file: a collective open that one
+  // rank never reaches would leave the others waiting.
+  mpi::throwIfAnyFailed(comm_, error, finalPath.string());
+
+  try {
+#if HOPSIM_HDF5_PARALLEL
+    using h5::own;
+    h5::QuietErrors quiet;
+    auto fileAccess = own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "H5Pcreate", tmp, "(file access)");
+    h5::checkStatus(H5Pset_fapl_mpio(fileAccess.get(), MPI_Comm_f2c(static_cast<MPI_Fint>(comm_.fortranHandle())),
+                                     MPI_INFO_NULL),
+                    "H5Pset_fapl_mpio", tmp);
+    auto transfer = own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, "H5Pcreate", tmp, "(transfer)");
+    h5::checkStatus(H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE), "H5Pset_dxpl_mpio", tmp);
+    // The file of the whole grid, as on one rank: no piece attributes; each rank fills its block.
+    writeStepFile(tmp, grid_.cells, single_, step, time, fields, nullptr, nullptr,
+                  Access{fileAccess.get(), transfer.get(), &blocks_[static_cast<std::size_t>(rank)]});
+#endif
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  // The file is closed on every rank (H5Fclose is collective and flushes) once the allreduce returns, so rank 0
+  // renames only a complete file, and none at all when any rank failed.
+  try {
+    mpi::throwIfAnyFailed(comm_, error, finalPath.string());
+  } catch (...) {
+    if (rank == 0) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+    }
+    throw;
+  }
+  if (rank == 0) {
+    try {
+      commitFile(tmp, finalPath);
+      series_.commitStep(step, time, fields);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  mpi::throwIfAnyFailed(comm_, error, fmt::format("{} or {}", finalPath.string(), seriesPath().string()));
 }
 
 }  // namespace hopsim::io

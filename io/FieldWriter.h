@@ -1,6 +1,7 @@
 // Cell-centred grid fields as one HDF5 file per output step, joined into a time series by an XDMF file ParaView opens.
-// A grid split over MPI ranks is written as one HDF5 file per rank and step (no gather), joined by the same XDMF
-// file as a spatial collection per step.
+// A grid split over MPI ranks is written, with parallel HDF5, into that same one file per step by every rank at
+// once (collectively, through MPI-IO); otherwise as one HDF5 file per rank and step (no gather), joined by the same
+// XDMF file as a spatial collection per step.
 #pragma once
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "solvers/common/Mpi.h"
 
 namespace hopsim::io {
 
@@ -76,6 +79,9 @@ class FieldSeriesWriter {
   // rewrites dir/<base>.xmf atomically as a temporal collection over all steps written so far. Writing a step
   // again replaces its entry.
   void write(long long step, double time, const std::vector<FieldView>& fields);
+  // The second half of write(): rewrites dir/<base>.xmf with the step (re)listed; its file must be in place (a
+  // collective writer writes it). The fields' data are not read, only their names and components.
+  void commitStep(long long step, double time, const std::vector<FieldView>& fields);
 
   std::filesystem::path seriesPath() const;                // dir/<base>.xmf
   std::filesystem::path stepPath(long long step) const;    // dir/<base>_<step>.h5
@@ -130,6 +136,38 @@ class PartitionedFieldSeriesWriter {
   std::vector<GridBlock> blocks_;
   bool single_;
   std::vector<Entry> entries_;
+};
+
+// A grid split into blocks (one per rank of `comm`) written by all ranks together into one HDF5 file per step
+// through parallel HDF5: each rank writes its block into a hyperslab of every dataset with one collective transfer.
+// The files and the series are the ones a FieldSeriesWriter of the whole grid writes on one rank (same datasets,
+// shapes, attributes, same .xmf), so nothing downstream can tell how many ranks wrote them.
+class CollectiveFieldSeriesWriter {
+ public:
+  // Whether this build's HDF5 is parallel (HOPSIM_HDF5_PARALLEL); without it the constructor throws.
+  static bool available();
+
+  // Collective over comm. blocks[r] is rank r's block; comm.size() == blocks.size().
+  CollectiveFieldSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid,
+                              std::vector<GridBlock> blocks, bool singlePrecision, mpi::Comm comm);
+
+  // Collective: every rank passes its own block's fields (blocks[rank].cellCount() cells, x fastest). All ranks
+  // write dir/<base>_<step>.h5 under one temporary name; once every rank's part is complete, rank 0 renames it and
+  // rewrites dir/<base>.xmf. An error on any rank throws on every rank, and no file takes the final name. (Errors
+  // are caught before the file is opened or come from collective HDF5 calls, which fail on every rank alike; a rank
+  // failing alone inside one, as with any MPI-IO, would leave the others waiting.)
+  void write(long long step, double time, const std::vector<FieldView>& fields);
+
+  std::filesystem::path seriesPath() const { return series_.seriesPath(); }
+  std::filesystem::path stepPath(long long step) const { return series_.stepPath(step); }
+
+ private:
+  FieldSeriesWriter series_;  // names, checks and the .xmf; only rank 0 writes through it
+  GridGeometry grid_;
+  std::vector<GridBlock> blocks_;
+  bool single_;
+  mpi::Comm comm_;
+  long rootProcess_;  // rank 0's process id: the temporary file's name, the same on every rank
 };
 
 }  // namespace hopsim::io

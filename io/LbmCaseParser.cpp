@@ -420,7 +420,7 @@ void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::str
   c.output.dir = defaultOutputDir(fileName);
   const auto out = root.find("output");
   if (!out) return;
-  out->checkKeys({"dir", "every", "fields", "formats", "observables", "forces"});
+  out->checkKeys({"dir", "every", "fields", "formats", "hdf5", "observables", "forces"});
   if (const auto dir = out->find("dir")) {
     c.output.dir = dir->string();
     if (c.output.dir.empty()) dir->fail("output.dir is empty; give a directory path");
@@ -452,6 +452,15 @@ void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::str
         n.fail(fmt::format("'output.formats' lists {} twice", v));
       c.output.formats.push_back(format);
     }
+  }
+  if (const auto layout = out->find("hdf5")) {
+    const std::string v = layout->choice({"auto", "collective", "per-rank"});
+    if (v == "collective" && !HOPSIM_HDF5_PARALLEL)
+      layout->fail("output.hdf5 = collective needs a build with parallel HDF5 (MPI on, VTK off, a parallel HDF5 "
+                   "such as libhdf5-openmpi-dev installed); this build writes one file per rank (auto or per-rank)");
+    c.output.hdf5 = v == "collective" ? lbm::Hdf5Layout::Collective
+                    : v == "per-rank" ? lbm::Hdf5Layout::PerRank
+                                      : lbm::Hdf5Layout::Auto;
   }
   if (const auto obs = out->find("observables")) {
     obs->checkKeys({"every"});

@@ -68,6 +68,7 @@ nlohmann::json buildInfo() {
   j["with_cuda"] = static_cast<bool>(HOPSIM_WITH_CUDA);
   j["with_mpi"] = static_cast<bool>(HOPSIM_WITH_MPI);
   j["with_vtk"] = static_cast<bool>(HOPSIM_WITH_VTK);
+  j["hdf5_parallel"] = static_cast<bool>(HOPSIM_HDF5_PARALLEL);
 #ifdef HOPSIM_CUDA_ARCHITECTURES
   j["cuda_architectures"] = HOPSIM_CUDA_ARCHITECTURES;
 #endif

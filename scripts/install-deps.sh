@@ -8,7 +8,7 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 packages=(build-essential cmake ninja-build pkg-config
           libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev catch2
-          libopenmpi-dev openmpi-bin python3)
+          libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3)
 if [ "${HOPSIM_MINIMAL:-0}" != 1 ]; then
   packages+=(libvtk9-dev paraview lammps)
 fi

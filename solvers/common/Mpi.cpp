@@ -264,6 +264,13 @@ bool Comm::sharesNodeWith([[maybe_unused]] const std::vector<int>& others) const
   return true;
 }
 
+void throwIfAnyFailed(const Comm& comm, const std::string& error, const std::string& what) {
+  const long long failed = comm.allreduceSum(error.empty() ? 0LL : 1LL);
+  if (failed == 0) return;
+  if (!error.empty()) throw std::runtime_error("rank " + std::to_string(comm.rank()) + ": " + error);
+  throw std::runtime_error(std::to_string(failed) + " rank(s) could not write " + what);
+}
+
 const char* cudaAwareness() {
 #if HOPSIM_WITH_MPI
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT

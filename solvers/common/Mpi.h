@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace hopsim::mpi {
@@ -66,10 +67,19 @@ class Comm {
   // MPI_Dims_create: fills the zero entries of `dims` so that their product is size(); non-zero entries are kept.
   void createDims(int dims[3]) const;
 
+  // The Fortran handle, for a .cpp that hands the communicator to another MPI-based library (parallel HDF5) and
+  // turns it back with MPI_Comm_f2c. Names an MPI communicator only while active().
+  int fortranHandle() const { return handle_; }
+
  private:
   explicit Comm(int handle) : handle_(handle) {}
   int handle_ = 0;
 };
+
+// Throws on every rank when any rank has an error (a non-empty `error`): that rank gets "rank <r>: <error>", the
+// others "<n> rank(s) could not write <what>". Collective: every rank calls it, so that none is left waiting in
+// the next collective after another has thrown.
+void throwIfAnyFailed(const Comm& comm, const std::string& error, const std::string& what);
 
 // What the MPI library says of GPU buffers: "yes" (CUDA-aware, MPIX_Query_cuda_support), "no", or "unknown" (no
 // such query in this MPI) — and "no MPI" without MPI. hopsim stages halo planes through pinned host memory

@@ -40,6 +40,15 @@ const char* toString(BoundaryType b) {
   return "?";
 }
 
+const char* toString(Hdf5Layout l) {
+  switch (l) {
+    case Hdf5Layout::Auto: return "auto";
+    case Hdf5Layout::Collective: return "collective";
+    case Hdf5Layout::PerRank: return "per-rank";
+  }
+  return "?";
+}
+
 const char* faceName(int face) {
   static const char* const names[6] = {"x-", "x+", "y-", "y+", "z-", "z+"};
   return face >= 0 && face < 6 ? names[face] : "?";

@@ -51,12 +51,16 @@ struct ForcesOutput {
 
 enum class FieldName { Density, Velocity, Flags };
 enum class OutputFormat { Hdf5, Vtk };
+// How a decomposed run writes HDF5 fields: one file per step written collectively by every rank (needs a parallel
+// HDF5), one file per rank and step, or the first where the build allows it. One rank always writes one file.
+enum class Hdf5Layout { Auto, Collective, PerRank };
 
 struct OutputSpec {
   std::string dir = "out";
   int every = 0;                  // field output interval; 0 = final state only
   std::vector<FieldName> fields{FieldName::Density, FieldName::Velocity};
   std::vector<OutputFormat> formats{OutputFormat::Hdf5};
+  Hdf5Layout hdf5 = Hdf5Layout::Auto;
   int observablesEvery = 100;     // observables.csv interval (0: only first and last step)
   ForcesOutput forces;
 };
@@ -85,6 +89,7 @@ const char* toString(LatticeKind k);
 const char* toString(Precision p);
 const char* toString(CollisionModel c);
 const char* toString(BoundaryType b);
+const char* toString(Hdf5Layout l);
 const char* faceName(int face);  // "x-", "x+", ...
 
 }  // namespace hopsim::lbm

@@ -46,9 +46,23 @@ bool wants(const std::vector<OutputFormat>& formats, OutputFormat f) {
   return false;
 }
 
+// Whether a decomposed run writes its HDF5 fields into one file per step collectively (parallel HDF5) rather than one
+// file per rank; the case's output.hdf5 decides, auto taking the collective file where the build has it.
+bool collectiveHdf5(const LbmCase& c, const LbmSimulation& sim) {
+  if (!sim.decomposed() || !wants(c.output.formats, OutputFormat::Hdf5)) return false;
+  switch (c.output.hdf5) {
+    case Hdf5Layout::Collective: return true;  // the parser refused it in a build without parallel HDF5
+    case Hdf5Layout::PerRank: return false;
+    case Hdf5Layout::Auto: return io::CollectiveFieldSeriesWriter::available();
+  }
+  return false;
+}
+
 // Field files of one run: HDF5 + XDMF and, when built with VTK, .vti + .pvd. One rank writes the whole domain as
-// ever; a decomposed run writes one file per rank and step (each rank its own block, nothing gathered) and rank 0
-// joins them: a spatial collection per step in fields.xmf, a .pvti per step in fields.pvd.
+// ever. A decomposed run gathers nothing: with parallel HDF5 every rank writes its block into the step's one .h5
+// file, the same file and fields.xmf one rank writes; otherwise each rank writes a file of its own per step, and
+// rank 0 joins them (a spatial collection per step in fields.xmf). VTK is always one .vti piece per rank, joined by
+// a .pvti per step in fields.pvd.
 class FieldOutput {
  public:
   // Every rank constructs it; on one rank only the writing rank (`writer`) opens files.
@@ -65,7 +79,10 @@ class FieldOutput {
         const LbmPartition p = sim.ownedPartOf(r);
         blocks.push_back({p.first, p.count});
       }
-      if (hdf5) hdf5Pieces_.emplace(dir, "fields", grid, blocks, single);
+      if (collectiveHdf5(c, sim))
+        hdf5Shared_.emplace(dir, "fields", grid, blocks, single, sim.comm());
+      else if (hdf5)
+        hdf5Pieces_.emplace(dir, "fields", grid, blocks, single);
 #if HOPSIM_WITH_VTK
       if (vtk) vtkPieces_.emplace(dir, "fields", grid, blocks, single);
 #endif
@@ -127,7 +144,9 @@ class FieldOutput {
     } catch (const std::exception& e) {
       error = e.what();
     }
-    agree(comm, error, fmt::format("the field files of step {}", step));
+    mpi::throwIfAnyFailed(comm, error, fmt::format("the field files of step {}", step));
+    // Collective, and it agrees on errors itself (it throws on every rank alike).
+    if (hdf5Shared_) hdf5Shared_->write(step, time, views);
     if (comm.isRoot()) {
       try {
         if (hdf5Pieces_) hdf5Pieces_->commitStep(step, time, views);
@@ -138,20 +157,13 @@ class FieldOutput {
         error = e.what();
       }
     }
-    agree(comm, error, fmt::format("the series files of step {}", step));
-  }
-
-  // Throws on every rank when any rank has an error: that rank's own message, or which step failed elsewhere.
-  static void agree(const mpi::Comm& comm, const std::string& error, const std::string& what) {
-    const long long failed = comm.allreduceSum(error.empty() ? 0LL : 1LL);
-    if (failed == 0) return;
-    if (!error.empty()) throw std::runtime_error(fmt::format("rank {}: {}", comm.rank(), error));
-    throw std::runtime_error(fmt::format("{} rank(s) could not write {}", failed, what));
+    mpi::throwIfAnyFailed(comm, error, fmt::format("the series files of step {}", step));
   }
 
   const LbmCase& case_;
   std::optional<io::FieldSeriesWriter> hdf5_;
   std::optional<io::PartitionedFieldSeriesWriter> hdf5Pieces_;
+  std::optional<io::CollectiveFieldSeriesWriter> hdf5Shared_;
 #if HOPSIM_WITH_VTK
   std::optional<io::VtkSeriesWriter> vtk_;
   std::optional<io::PartitionedVtkSeriesWriter> vtkPieces_;
@@ -194,6 +206,15 @@ void printParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& 
   if (writes)
     std::printf("  output         %s (fields every %d steps%s)\n", outDir.string().c_str(), c.output.every,
                 c.output.every == 0 ? ": final state only" : "");
+  if (writes && sim.decomposed() && wants(c.output.formats, OutputFormat::Hdf5)) {
+    if (collectiveHdf5(c, sim))
+      std::printf("  fields         one HDF5 file per step written collectively by %d ranks (parallel HDF5)\n",
+                  sim.comm().size());
+    else
+      std::printf("  fields         one HDF5 file per rank and step (fields_<step>/r<rank>.h5) joined by fields.xmf "
+                  "(%s)\n",
+                  c.output.hdf5 == Hdf5Layout::PerRank ? "output.hdf5: per-rank" : "this build's HDF5 is serial");
+  }
   for (const auto& w : warnings) std::printf("%s\n", w.c_str());
   std::fflush(stdout);
 }

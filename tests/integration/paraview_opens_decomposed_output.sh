@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs a small LBM case on one rank and on two MPI ranks and checks that ParaView's own readers show the two-rank
-# output (per-rank files joined by fields.xmf, .pvti pieces joined by fields.pvd) as the same data set as the
-# one-rank output: same steps, number of cells and value range of every field (ctest:
-# paraview_opens_decomposed_output).
+# output (per-rank files joined by fields.xmf, or with parallel HDF5 one file per step written collectively; .pvti
+# pieces joined by fields.pvd) as the same data set as the one-rank output: same steps, number of cells and value
+# range of every field (ctest: paraview_opens_decomposed_output).
 # Usage: paraview_opens_decomposed_output.sh HOPSIM_BINARY PVPYTHON MPIEXEC WORKDIR
 set -euo pipefail
 
@@ -65,8 +65,17 @@ OMP_NUM_THREADS=1 "$MPIEXEC" -n 2 --oversubscribe --allow-run-as-root \
   { cat "$WORKDIR/two.log"; fail "mpiexec -n 2 hopsim run exited with an error"; }
 grep -q "2 MPI ranks" "$WORKDIR/two.log" || { cat "$WORKDIR/two.log"; fail "the run did not use 2 ranks"; }
 
-# Steps 0, 20 and 40: one file per rank and step, no whole-domain file (nothing gathered), no temporaries.
+# Steps 0, 20 and 40. With parallel HDF5 (the run log says so): one file per step written collectively, as the
+# one-rank run's, and no per-rank .h5. Otherwise one file per rank and step, and no whole-domain file (nothing
+# gathered). No temporaries either way.
+collective=0
+if grep -q "written collectively by 2 ranks" "$WORKDIR/two.log"; then collective=1; fi
 for step in 000000000 000000020 000000040; do
+  if [[ $collective == 1 ]]; then
+    [[ -f "$WORKDIR/two/fields_$step.h5" ]] || fail "missing fields_$step.h5 (written collectively)"
+    [[ ! -e "$WORKDIR/two/fields_$step/r00000.h5" ]] || fail "fields_$step/r00000.h5 next to the collective file"
+    continue
+  fi
   for rank in 00000 00001; do
     [[ -f "$WORKDIR/two/fields_$step/r$rank.h5" ]] || fail "missing fields_$step/r$rank.h5"
   done

@@ -1,12 +1,15 @@
 // Field output of a decomposed LBM run (hopsim run under mpiexec): every rank writes its own block, nothing is
-// gathered, and the per-rank HDF5 files (and, with VTK, the .pvti pieces) reassemble into fields bitwise equal to a
-// one-rank run's. On one rank the run writes the whole-domain files of old, checked the same way.
+// gathered. The per-rank HDF5 files (and, with VTK, the .pvti pieces) reassemble into fields bitwise equal to a
+// one-rank run's; with parallel HDF5 the one file per step written collectively is the one-rank run's file. On one
+// rank the run writes the whole-domain files of old, checked the same way.
 #include <fmt/format.h>
 #include <hdf5.h>
 #include <unistd.h>
 
 #include <array>
+#include <cstdio>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -60,9 +63,11 @@ std::vector<OutputCase> outputCases() {
   };
 }
 
-std::string caseText(const OutputCase& k, const char* formats) {
+// `hdf5`: the case's output.hdf5 (auto, collective or per-rank).
+std::string caseText(const OutputCase& k, const char* formats, const char* hdf5) {
   return k.yaml + fmt::format("run: {{steps: {}}}\ndevice: {{backend: cpu}}\n", k.steps) +
-         fmt::format("output: {{every: {}, fields: [density, velocity, flags], formats: [{}]}}\n", k.every, formats);
+         fmt::format("output: {{every: {}, fields: [density, velocity, flags], formats: [{}], hdf5: {}}}\n", k.every,
+                     formats, hdf5);
 }
 
 // One folder for all ranks (the output of the run), named after rank 0's process so that concurrent runs differ.
@@ -169,6 +174,90 @@ bool sameBits(const std::vector<double>& a, const std::vector<double>& b) {
   return true;
 }
 
+herr_t addAttributeName(hid_t, const char* name, const H5A_info_t*, void* names) {
+  static_cast<std::vector<std::string>*>(names)->push_back(name);
+  return 0;
+}
+
+// Everything of an HDF5 file a reader can see, by object: "attribute <name>" and "dataset <name>" of the root group,
+// each described by its type, extents, storage layout and raw bytes as stored (no conversion). Two files with equal
+// descriptions hold the same datasets, shapes, attributes and values bit for bit.
+std::map<std::string, std::string> describeFile(const fs::path& path) {
+  h5::QuietErrors quiet;
+  std::map<std::string, std::string> out;
+  auto file = h5::own(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose, "H5Fopen", path);
+  auto describe = [&](hid_t type, hid_t space) {
+    std::string d = fmt::format("class {} size {} order {} dims", static_cast<int>(H5Tget_class(type)),
+                                H5Tget_size(type), static_cast<int>(H5Tget_order(type)));
+    const int rank = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(static_cast<std::size_t>(std::max(rank, 0)));
+    if (rank > 0) H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    for (auto n : dims) d += fmt::format(" {}", n);
+    return d;
+  };
+  auto bytes = [](hid_t type, hid_t space) {
+    return std::string(H5Tget_size(type) * static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)), '\0');
+  };
+
+  std::vector<std::string> attributes;
+  hsize_t at = 0;
+  h5::checkStatus(H5Aiterate2(file.get(), H5_INDEX_NAME, H5_ITER_INC, &at, addAttributeName, &attributes),
+                  "H5Aiterate2", path);
+  for (const auto& name : attributes) {
+    auto a = h5::own(H5Aopen(file.get(), name.c_str(), H5P_DEFAULT), H5Aclose, "H5Aopen", path, name);
+    auto type = h5::own(H5Aget_type(a.get()), H5Tclose, "H5Aget_type", path, name);
+    auto space = h5::own(H5Aget_space(a.get()), H5Sclose, "H5Aget_space", path, name);
+    std::string raw = bytes(type.get(), space.get());
+    h5::checkStatus(H5Aread(a.get(), type.get(), raw.data()), "H5Aread", path, name);
+    out["attribute " + name] = describe(type.get(), space.get()) + " values " + raw;
+  }
+
+  H5G_info_t info{};
+  h5::checkStatus(H5Gget_info(file.get(), &info), "H5Gget_info", path);
+  for (hsize_t k = 0; k < info.nlinks; ++k) {
+    char name[256] = {};
+    H5Lget_name_by_idx(file.get(), ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof name, H5P_DEFAULT);
+    auto d = h5::own(H5Dopen2(file.get(), name, H5P_DEFAULT), H5Dclose, "H5Dopen2", path, name);
+    auto type = h5::own(H5Dget_type(d.get()), H5Tclose, "H5Dget_type", path, name);
+    auto space = h5::own(H5Dget_space(d.get()), H5Sclose, "H5Dget_space", path, name);
+    auto create = h5::own(H5Dget_create_plist(d.get()), H5Pclose, "H5Dget_create_plist", path, name);
+    std::string raw = bytes(type.get(), space.get());
+    h5::checkStatus(H5Dread(d.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()), "H5Dread", path, name);
+    out[std::string("dataset ") + name] = describe(type.get(), space.get()) +
+                                          fmt::format(" layout {}", static_cast<int>(H5Pget_layout(create.get()))) +
+                                          " values " + raw;
+  }
+  return out;
+}
+
+// The objects whose descriptions differ between two files (empty when the files are equal as describeFile sees them).
+std::vector<std::string> fileDifferences(const fs::path& a, const fs::path& b) {
+  const auto da = describeFile(a), db = describeFile(b);
+  std::vector<std::string> differ;
+  for (const auto& [name, d] : da) {
+    const auto other = db.find(name);
+    if (other == db.end()) differ.push_back(fmt::format("{} only in {}", name, a.string()));
+    else if (other->second != d) differ.push_back(fmt::format("{} differs", name));
+  }
+  for (const auto& [name, d] : db)
+    if (!da.count(name)) differ.push_back(fmt::format("{} only in {}", name, b.string()));
+  return differ;
+}
+
+long long temporaryFiles(const fs::path& dir) {
+  long long n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    n += e.path().filename().string().find(".tmp-") != std::string::npos;
+  return n;
+}
+
+// Whether this build writes one file collectively; says so once when it does not (the test is then skipped).
+bool haveParallelHdf5() {
+  if (hopsim::io::CollectiveFieldSeriesWriter::available()) return true;
+  if (mpi::isRoot()) std::printf("HDF5 of this build is serial: collective HDF5 test skipped\n");
+  return false;
+}
+
 #if HOPSIM_WITH_VTK
 // The whole image of a step read back by VTK's own readers: the .pvti (pieces) or the .vti (one rank).
 bool vtkMatches(const fs::path& file, const std::vector<double>& rho, const std::vector<double>& u,
@@ -223,7 +312,8 @@ TEST_CASE("a decomposed run writes one file per rank that reassembles to the one
   for (const OutputCase& k : outputCases()) {
     INFO(k.name << " on " << size << " ranks");
     const fs::path dir = sharedScratch("output");
-    const auto doc = hopsim::io::CaseDocument::fromString(caseText(k, formats), "case.yaml");
+    // per-rank: the one-file-per-rank layout in every build, parallel HDF5 or not.
+    const auto doc = hopsim::io::CaseDocument::fromString(caseText(k, formats, "per-rank"), "case.yaml");
     hopsim::RunOptions options;
     options.outputDir = dir.string();
     options.quiet = true;
@@ -298,4 +388,143 @@ TEST_CASE("a decomposed run writes one file per rank that reassembles to the one
     }
     mpi::barrier();
   }
+}
+
+TEST_CASE("with parallel HDF5 a decomposed run writes the one-rank run's file per step and series",
+          "[mpi][lbm][output]") {
+  if (!haveParallelHdf5()) return;
+  const int size = mpi::size();
+  // auto picks the collective file in a build with parallel HDF5, as collective does.
+  for (const char* layout : {"auto", "collective"})
+    for (const OutputCase& k : outputCases()) {
+      INFO(k.name << " on " << size << " ranks, output.hdf5: " << layout);
+      const fs::path dir = sharedScratch("collective");
+      const auto doc = hopsim::io::CaseDocument::fromString(caseText(k, "hdf5", layout), "case.yaml");
+      hopsim::RunOptions options;
+      options.outputDir = (dir / "run").string();
+      options.quiet = true;
+      CHECK(hopsim::lbm::runCase(doc, options) == 0);
+      mpi::barrier();
+
+      if (mpi::isRoot()) {
+        // The one-rank run's files: its fields (Comm::self) through the writer a one-rank run uses.
+        const lbm::LbmCase c = hopsim::io::parseLbmCase(doc);
+        lbm::LbmSimulation ref(c, hopsim::Backend::Cpu);
+        hopsim::io::GridGeometry grid;
+        grid.cells = c.cells;
+        grid.dimensions = c.dimensions;
+        hopsim::io::FieldSeriesWriter one(dir / "one", "fields", grid, c.precision != lbm::Precision::Double);
+        std::vector<double> flags;
+        ref.flagField(flags);
+        for (long long step = 0; step <= k.steps; step += k.every) {
+          INFO("step " << step);
+          ref.advance(step - ref.step());
+          std::vector<double> rho, u;
+          ref.fields(rho, u);
+          one.write(step, static_cast<double>(step), {{"density", 1, rho.data()}, {"velocity", 3, u.data()},
+                                                      {"flags", 1, flags.data()}});
+          const fs::path written = dir / "run" / hopsim::io::stepFileName("fields", step, ".h5");
+          // Root-only: CHECK, not REQUIRE, which would leave the other ranks waiting in the next collective.
+          CHECK_FALSE(fs::exists(dir / "run" / hopsim::io::stepFileName("fields", step, "")));  // no per-rank folder
+          std::vector<std::string> differ;
+          try {
+            differ = fileDifferences(written, one.stepPath(step));
+          } catch (const std::exception& e) {
+            differ.push_back(e.what());
+          }
+          for (const auto& d : differ) UNSCOPED_INFO(d);
+          CHECK(differ.empty());
+        }
+        // The series names one file per step, exactly as the one-rank run's does.
+        CHECK(readText(dir / "run" / "fields.xmf") == readText(one.seriesPath()));
+        CHECK(temporaryFiles(dir) == 0);
+        std::error_code ec;
+        fs::remove_all(dir, ec);
+      }
+      mpi::barrier();
+    }
+}
+
+// The writer alone, on data that depends on the cell and component only: blocks cut along every axis the process
+// grid cuts, single precision (HDF5 converts on the way, collectively as on one rank), against the whole grid
+// written by one process.
+TEST_CASE("a collectively written step file equals the whole grid written by one process", "[mpi][output]") {
+  if (!haveParallelHdf5()) return;
+  const mpi::Comm comm = mpi::Comm::world();
+  hopsim::io::GridGeometry grid;
+  grid.cells = {11, 7, 5};
+  grid.origin = {0.5, -1, 2};
+  grid.spacing = 0.25;
+  int dims[3] = {0, 0, 0};
+  comm.createDims(dims);
+  std::vector<hopsim::io::GridBlock> blocks;
+  for (int r = 0; r < comm.size(); ++r) {
+    // Rank r at (x fastest) position p of the process grid; uneven cuts where the cells do not divide.
+    const int p[3] = {r % dims[0], (r / dims[0]) % dims[1], r / (dims[0] * dims[1])};
+    hopsim::io::GridBlock b;
+    for (int a = 0; a < 3; ++a) {
+      b.first[a] = grid.cells[a] * p[a] / dims[a];
+      b.count[a] = grid.cells[a] * (p[a] + 1) / dims[a] - b.first[a];
+    }
+    blocks.push_back(b);
+  }
+  auto value = [](long long x, long long y, long long z, int c) {
+    return 1.0 / 3.0 + static_cast<double>(x + 100 * y + 10000 * z) + 0.1 * c;
+  };
+  auto fill = [&](const hopsim::io::GridBlock& b, std::vector<double>& s, std::vector<double>& v) {
+    s.clear();
+    v.clear();
+    for (long long z = b.first[2]; z < b.first[2] + b.count[2]; ++z)
+      for (long long y = b.first[1]; y < b.first[1] + b.count[1]; ++y)
+        for (long long x = b.first[0]; x < b.first[0] + b.count[0]; ++x) {
+          s.push_back(value(x, y, z, 0));
+          for (int c = 0; c < 3; ++c) v.push_back(value(x, y, z, c));
+        }
+  };
+  const fs::path dir = sharedScratch("collective_writer");
+  std::vector<double> s, v;
+  fill(blocks[static_cast<std::size_t>(comm.rank())], s, v);
+  hopsim::io::CollectiveFieldSeriesWriter shared(dir / "shared", "f", grid, blocks, true, comm);
+  for (long long step : {0LL, 7LL})
+    shared.write(step, 0.5 * static_cast<double>(step), {{"s", 1, s.data()}, {"v", 3, v.data()}});
+  mpi::barrier();
+  if (comm.isRoot()) {
+    hopsim::io::FieldSeriesWriter one(dir / "one", "f", grid, true);
+    std::vector<double> ws, wv;
+    fill({{0, 0, 0}, grid.cells}, ws, wv);
+    for (long long step : {0LL, 7LL}) {
+      one.write(step, 0.5 * static_cast<double>(step), {{"s", 1, ws.data()}, {"v", 3, wv.data()}});
+      std::vector<std::string> differ;
+      try {  // an exception on rank 0 alone would leave the other ranks waiting in the barrier below
+        differ = fileDifferences(shared.stepPath(step), one.stepPath(step));
+      } catch (const std::exception& e) {
+        differ.push_back(e.what());
+      }
+      for (const auto& d : differ) UNSCOPED_INFO(d);
+      CHECK(differ.empty());
+    }
+    CHECK(readText(shared.seriesPath()) == readText(one.seriesPath()));
+    CHECK(temporaryFiles(dir) == 0);
+  }
+  mpi::barrier();
+  // Fields that one rank gets wrong fail every rank, and no file of that step appears.
+  const bool bad = comm.rank() == comm.size() - 1;
+  std::string error;
+  try {
+    shared.write(9, 4.5, {{"s", 1, s.data()}, {"v", 3, bad ? nullptr : v.data()}});
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  INFO(error);
+  CHECK_FALSE(error.empty());
+  CHECK(error.find(bad ? "has no data" : "could not write") != std::string::npos);
+  CHECK_FALSE(fs::exists(shared.stepPath(9)));
+  mpi::barrier();
+  if (comm.isRoot()) {
+    CHECK(temporaryFiles(dir) == 0);
+    CHECK(readText(shared.seriesPath()).find("f_000000009") == std::string::npos);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  mpi::barrier();
 }

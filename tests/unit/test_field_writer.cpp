@@ -386,6 +386,7 @@ TEST_CASE("run.json holds build, host and device descriptions as valid JSON", "[
   CHECK(build.at("with_cuda") == static_cast<bool>(HOPSIM_WITH_CUDA));
   CHECK(build.at("with_mpi") == static_cast<bool>(HOPSIM_WITH_MPI));
   CHECK(build.at("with_vtk") == static_cast<bool>(HOPSIM_WITH_VTK));
+  CHECK(build.at("hdf5_parallel") == static_cast<bool>(HOPSIM_HDF5_PARALLEL));
   CHECK_FALSE(build.at("compiler").get<std::string>().empty());
   const auto& host = back.at("host");
   CHECK_FALSE(host.at("hostname").get<std::string>().empty());

@@ -461,6 +461,16 @@ TEST_CASE("output section is checked", "[unit]") {
     else
       expectError(text, 9, 26, "HOPSIM_WITH_VTK");
   }
+  SECTION("hdf5 layout of a decomposed run") {
+    CHECK(parse(k2D).output.hdf5 == lbm::Hdf5Layout::Auto);
+    CHECK(parse(k2D + "output: {hdf5: per-rank}\n").output.hdf5 == lbm::Hdf5Layout::PerRank);
+    expectError(k2D + "output: {hdf5: parallel}\n", 9, 16, "allowed: auto, collective, per-rank");
+    const std::string collective = k2D + "output: {hdf5: collective}\n";
+    if (HOPSIM_HDF5_PARALLEL)
+      CHECK(parse(collective).output.hdf5 == lbm::Hdf5Layout::Collective);
+    else
+      expectError(collective, 9, 16, "needs a build with parallel HDF5");
+  }
   SECTION("forces need an obstacle") {
     expectError(k2D + "output: {forces: {every: 10, reference: {velocity: 0.05, length: 8}}}\n", 9, 18,
                 "needs at least one obstacle");
@@ -572,6 +582,7 @@ TEST_CASE("LBM enumerations print as case files spell them", "[unit]") {
   CHECK(std::string(lbm::toString(lbm::Precision::Half)) == "half");
   CHECK(std::string(lbm::toString(lbm::CollisionModel::TRT)) == "trt");
   CHECK(std::string(lbm::toString(lbm::BoundaryType::VelocityInlet)) == "velocity_inlet");
+  CHECK(std::string(lbm::toString(lbm::Hdf5Layout::PerRank)) == "per-rank");
   CHECK(std::string(lbm::faceName(0)) == "x-");
   CHECK(std::string(lbm::faceName(3)) == "y+");
   CHECK(std::string(lbm::faceName(5)) == "z+");
