@@ -101,6 +101,21 @@ halo)
   fi
   run halo_memcheck_2 90 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests \
     "decomposed LBM on the GPU*" ;;
+lbmbench)
+  # The portable kernels on the benchmark cases, each against the copy bandwidth measured in the same process.
+  for c in d3q19_256_single d3q19_256_half d2q9_4096_single d3q27_256_single; do
+    run "lbmbench_$c" 60 $B "bench/lbm_$c.yaml" --kernels portable --repeats 5 --json "$R/lbmbench_$c.json"
+  done ;;
+halfprof)
+  # Which pipe limits the FP16 pair kernel: ncu's compute, scheduler and warp-state sections, and the one-cell and
+  # FP32 kernels beside it.
+  for k in bulkPair bulkStep; do
+    run "halfprof_$k" 120 env HOPSIM_LBM_HALF_PAIRS=$([ $k = bulkPair ] && echo 1 || echo 0) \
+      ncu --clock-control none -k regex:$k -c 1 --section ComputeWorkloadAnalysis \
+      --section SchedulerStats --section WarpStateStats --section Occupancy --section LaunchStats \
+      --section MemoryWorkloadAnalysis --section InstructionStats $B bench/lbm_d3q19_256_half.yaml --kernels portable \
+      --layouts two-lattice --steps 8 --repeats 1
+  done ;;
 lbm)
   run lbm_gpu_tests 200 $T "[gpu][lbm]" ;;
 output)

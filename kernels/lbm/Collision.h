@@ -65,43 +65,61 @@ HOPSIM_HD void velocity(T rho, const T j[3], const T F[3], T u[3]) {
   u[2] = (j[2] + T(0.5) * F[2]) * inv;
 }
 
-// Relaxes f (pre-collision, shifted) in place to its post-collision values. Returns rho and u.
-template <class L, class T>
-HOPSIM_HD void collide(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3]) {
+// collide() with or without the Guo force terms (Forced = false: the body force is zero and they vanish).
+template <class L, bool Forced, class T>
+HOPSIM_HD void collideWith(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3]) {
   T drho, j[3];
   moments<L>(f, drho, j);
   const T rho = T(1) + drho;
   velocity(rho, j, p.force, u);
   rhoOut = rho;
   if (!p.trt) {
-    const T forcePrefactor = T(1) - T(0.5) * p.omega;
+    [[maybe_unused]] const T forcePrefactor = T(1) - T(0.5) * p.omega;
 HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       const T feq = equilibriumShifted<L>(i, drho, rho, u);
-      f[i] += p.omega * (feq - f[i]) + forcePrefactor * guoSource<L>(i, u, p.force);
+      if constexpr (Forced) f[i] += p.omega * (feq - f[i]) + forcePrefactor * guoSource<L>(i, u, p.force);
+      else f[i] += p.omega * (feq - f[i]);
     }
     return;
   }
   // TRT: relax the symmetric and antisymmetric parts of each opposite pair at their own rates.
-  const T prefPlus = T(1) - T(0.5) * p.omega;
-  const T prefMinus = T(1) - T(0.5) * p.omegaMinus;
+  [[maybe_unused]] const T prefPlus = T(1) - T(0.5) * p.omega;
+  [[maybe_unused]] const T prefMinus = T(1) - T(0.5) * p.omegaMinus;
   {
     const T feq0 = equilibriumShifted<L>(0, drho, rho, u);
-    f[0] += p.omega * (feq0 - f[0]) + prefPlus * guoSource<L>(0, u, p.force);
+    if constexpr (Forced) f[0] += p.omega * (feq0 - f[0]) + prefPlus * guoSource<L>(0, u, p.force);
+    else f[0] += p.omega * (feq0 - f[0]);
   }
 HOPSIM_UNROLL
   for (int i = 1; i < L::Q; i += 2) {
     const int k = i + 1;
     const T eqi = equilibriumShifted<L>(i, drho, rho, u), eqk = equilibriumShifted<L>(k, drho, rho, u);
-    const T si = guoSource<L>(i, u, p.force), sk = guoSource<L>(k, u, p.force);
     const T fp = T(0.5) * (f[i] + f[k]), fm = T(0.5) * (f[i] - f[k]);
     const T ep = T(0.5) * (eqi + eqk), em = T(0.5) * (eqi - eqk);
-    const T sp = T(0.5) * (si + sk), sm = T(0.5) * (si - sk);
-    const T dp = p.omega * (ep - fp) + prefPlus * sp;
-    const T dm = p.omegaMinus * (em - fm) + prefMinus * sm;
+    T dp, dm;
+    if constexpr (Forced) {
+      const T si = guoSource<L>(i, u, p.force), sk = guoSource<L>(k, u, p.force);
+      const T sp = T(0.5) * (si + sk), sm = T(0.5) * (si - sk);
+      dp = p.omega * (ep - fp) + prefPlus * sp;
+      dm = p.omegaMinus * (em - fm) + prefMinus * sm;
+    } else {
+      dp = p.omega * (ep - fp);
+      dm = p.omegaMinus * (em - fm);
+    }
     f[i] += dp + dm;
     f[k] += dp - dm;
   }
+}
+
+// Relaxes f (pre-collision, shifted) in place to its post-collision values. Returns rho and u.
+// Without a body force the Guo terms are zero; skipping them is a branch every cell of a launch takes the same way,
+// and it spares ~8 floating-point instructions per population, which the FP16-storage kernels (issue-bound, not
+// bandwidth-bound) turn into speed (docs/performance.md).
+template <class L, class T>
+HOPSIM_HD void collide(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3]) {
+  if (p.force[0] == T(0) && p.force[1] == T(0) && p.force[2] == T(0)) collideWith<L, false>(f, p, rhoOut, u);
+  else collideWith<L, true>(f, p, rhoOut, u);
 }
 
 // Moments of stored post-collision populations: Guo forcing adds F to the momentum, so u = (j - F/2) / rho.

@@ -82,8 +82,9 @@ class Comm {
 void throwIfAnyFailed(const Comm& comm, const std::string& error, const std::string& what);
 
 // What the MPI library says of GPU buffers: "yes" (CUDA-aware, MPIX_Query_cuda_support), "no", or "unknown" (no
-// such query in this MPI) — and "no MPI" without MPI. hopsim stages halo planes through pinned host memory
-// either way; the answer goes into the run log and bench JSON.
+// such query in this MPI) — and "no MPI" without MPI. hopsim never hands device memory to MPI (halo planes go
+// through pinned host memory, or GPU to GPU by CUDA IPC within a node); the answer goes into the run log and bench
+// JSON.
 const char* cudaAwareness();
 
 // The world communicator's view, for code that only needs to know who prints.
