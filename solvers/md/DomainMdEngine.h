@@ -1,4 +1,4 @@
-// The CPU MD engine of one rank in a spatially decomposed run (MPI): owned atoms plus ghosts, global sums.
+// The MD engines of one rank in a spatially decomposed run (MPI), CPU and CUDA: owned atoms plus ghosts, global sums.
 #pragma once
 
 #include <memory>
@@ -14,5 +14,10 @@ namespace hopsim::md {
 // one rank too (the periodic images are then ghosts the rank exchanges with itself).
 std::unique_ptr<MdEngine> makeDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
                                            const mpi::Comm& comm);
+
+// The same on GPUs (solvers/md/CudaDomainMdEngine.cpp): atoms on `gpu` (several ranks may share one), ghosts through
+// host MPI. Throws std::runtime_error when hopsim was built without CUDA or that GPU is not there.
+std::unique_ptr<MdEngine> makeCudaDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
+                                               const mpi::Comm& comm, int gpu);
 
 }  // namespace hopsim::md
