@@ -1,6 +1,6 @@
 // Decomposed MD against the single-rank engine: the same thermo to round-off on every grid of the ranks at hand,
-// atoms conserved through migration, Langevin averages, gathered output; and the same for the CUDA engines ([gpu],
-// skipped without a GPU).
+// atoms conserved through migration, Langevin averages, gathered output, the benchmark's per-rank tables; and the
+// same for the CUDA engines ([gpu], skipped without a GPU).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -16,6 +16,7 @@
 #include "io/md/MdCaseParser.h"
 #include "kernels/common/DeviceInfo.h"
 #include "solvers/common/Mpi.h"
+#include "solvers/md/MdBench.h"
 #include "solvers/md/MdRun.h"
 #include "solvers/md/MdSimulation.h"
 
@@ -264,6 +265,34 @@ TEST_CASE("the cuda backend runs decomposed where there is a GPU and says why no
     INFO(message);
     CHECK((message.find("needs a build with CUDA") != std::string::npos ||
            message.find("no CUDA device is available") != std::string::npos));
+  }
+}
+
+TEST_CASE("the MD benchmark under mpiexec reports aggregate and per-rank figures", "[mpi][md]") {
+  const std::string text = ljCase("{type: nve, dt: 0.005}", {0, 0, 0}, 20, 1.44, 6);
+  md::BenchOptions b;
+  b.steps = 20;
+  b.repeats = 2;
+  const nlohmann::json j = md::bench(CaseDocument::fromString(text, "case.yaml"), quiet(), b);
+  CHECK(j["atom_steps_per_second"]["median"].get<double>() > 0);
+  if (mpi::size() == 1) {
+    CHECK(!j.contains("per_rank"));  // one rank runs the single-rank engine, as `hopsim run` does
+    return;
+  }
+  CHECK(j["ranks"] == mpi::size());
+  CHECK(j["backend"].get<std::string>().find("MPI ranks") != std::string::npos);
+  const auto& table = j["seconds_over_ranks"];
+  for (const char* phase : {"force", "neighbor", "comm", "integrate", "other"}) {
+    INFO(phase);
+    REQUIRE(table.contains(phase));
+    CHECK(table[phase]["min"].get<double>() <= table[phase]["max"].get<double>());
+  }
+  CHECK(j["atoms_over_ranks"]["avg"].get<double>() * mpi::size() == Approx(864));
+  if (mpi::isRoot()) {
+    REQUIRE(j["per_rank"].size() == static_cast<std::size_t>(mpi::size()));
+    double atoms = 0;
+    for (const auto& r : j["per_rank"]) atoms += r["atoms"].get<double>();
+    CHECK(atoms == 864);
   }
 }
 
