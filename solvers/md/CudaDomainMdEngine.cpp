@@ -1,4 +1,4 @@
-// Decomposed MD on GPUs: DomainMdEngine's step with the atoms on this rank's GPU (kernels/md/cuda/DomainMdDevice.h)
+// Decomposed MD on GPUs: DomainMdEngine's step with the atoms on this rank's GPU (kernels/md/DomainMdDevice.h)
 // and, on the host, what needs MPI: the control allreduce, the ghost refresh and the rebuild.
 //
 // A rebuild brings the owned atoms to the host and runs DomainMdEngine's rebuild there (wrap, migrate through
@@ -20,7 +20,7 @@
 
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/CpuLocalNeighborList.h"
-#include "kernels/md/cuda/DomainMdDevice.h"
+#include "kernels/md/DomainMdDevice.h"
 #include "solvers/md/AtomExchange.h"
 #include "solvers/md/DomainMdEngine.h"
 #include "solvers/md/LocalAtoms.h"

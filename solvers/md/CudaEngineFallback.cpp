@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "kernels/md/cuda/DomainMdDevice.h"
+#include "kernels/md/DomainMdDevice.h"
 
 #if !HOPSIM_WITH_CUDA
 namespace hopsim::md {

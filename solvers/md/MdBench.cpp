@@ -40,7 +40,8 @@ void addRankTables(nlohmann::json& j, const mpi::Comm& comm, const Decomposition
   const std::vector<double> all = comm.gather(mine, 0);
   nlohmann::json perRank = nlohmann::json::array();
   for (std::size_t k = 0; k + mine.size() <= all.size(); k += mine.size()) {
-    nlohmann::json r = {{"rank", static_cast<int>(all[k])}, {"atoms", all[k + 1]}, {"atom_steps_per_second", all[k + 2]}};
+    nlohmann::json r = {
+        {"rank", static_cast<int>(all[k])}, {"atoms", all[k + 1]}, {"atom_steps_per_second", all[k + 2]}};
     for (std::size_t p = 0; p < phases.size(); ++p) r[std::string(phases[p].first) + "_seconds"] = all[k + 3 + p];
     perRank.push_back(r);
   }

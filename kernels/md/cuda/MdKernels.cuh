@@ -55,7 +55,7 @@ struct Arrays {
   int* nlist;
   int* ncount;
   int stride;
-  int n;  // atoms that are integrated and get a list (a decomposed run's owned atoms; ghosts follow them in x, y, z, pos)
+  int n;  // atoms integrated and listed (a decomposed run's owned atoms; its ghosts follow them in x, y, z and pos)
 };
 
 struct BoxParams {

@@ -9,7 +9,7 @@
 //   through BinStencil's images, and a rank's region has no images.
 // - No CUDA graphs: each step stops twice for the host (the rebuild/infinite-force flags go through an allreduce,
 //   ghost positions through MPI), and a rebuild may reallocate the arrays when the rank gains atoms.
-#include "kernels/md/cuda/DomainMdDevice.h"
+#include "kernels/md/DomainMdDevice.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
@@ -132,6 +132,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     reserve(sendIndices.size());
     a_.n = owned_;
     const auto up = [&](auto* dst, const auto& src, std::size_t n) {
+      if (n == 0) return;  // a rank may hold no ghosts to send, or (thin slabs) no atoms
       HOPSIM_CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), n * sizeof(src[0]), cudaMemcpyHostToDevice, stream_));
     };
     const std::size_t n = atoms.owned;
@@ -143,9 +144,9 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     for (int k = 0; k < ghosts; ++k) {
       recvHost_[3 * k] = atoms.x[n + k], recvHost_[3 * k + 1] = atoms.y[n + k], recvHost_[3 * k + 2] = atoms.z[n + k];
     }
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(recvDev_, recvHost_, 3 * std::size_t(ghosts) * sizeof(S), cudaMemcpyHostToDevice,
-                                      stream_));
     if (ghosts > 0) {
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(recvDev_, recvHost_, 3 * std::size_t(ghosts) * sizeof(S),
+                                        cudaMemcpyHostToDevice, stream_));
       unpackGhostsKernel<S, P><<<blocksFor(ghosts), kBlock, 0, stream_>>>(a_, recvDev_, owned_, ghosts);
       HOPSIM_CUDA_CHECK_LAUNCH("unpackGhostsKernel (rebuild)");
     }
@@ -163,6 +164,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     atoms.id.resize(n);
     atoms.owned = n;
     const auto down = [&](auto& dst, const auto* src) {
+      if (n == 0) return;
       HOPSIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, n * sizeof(dst[0]), cudaMemcpyDeviceToHost, stream_));
     };
     down(atoms.x, a_.x), down(atoms.y, a_.y), down(atoms.z, a_.z);
@@ -177,7 +179,8 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     P* src[3] = {a_.fx, a_.fy, a_.fz};
     for (int c = 0; c < 3; ++c) {
       f[c].resize(n);
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(f[c].data(), src[c], n * sizeof(P), cudaMemcpyDeviceToHost, stream_));
+      if (n > 0)
+        HOPSIM_CUDA_CHECK(cudaMemcpyAsync(f[c].data(), src[c], n * sizeof(P), cudaMemcpyDeviceToHost, stream_));
     }
     HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::vector<double> out(3 * n);

@@ -1,6 +1,7 @@
-// The GPU half of one rank's decomposed MD engine (solvers/md/CudaDomainMdEngine.cpp is the MPI half): owned atoms
-// and ghost positions in device memory, the neighbour list over the rank's region, forces, integration, and the
-// packing of ghost positions for the exchange. No MPI here: every call works on this rank's GPU only.
+// The GPU half of one rank's decomposed MD engine (solvers/md/CudaDomainMdEngine.cpp is the MPI half, CUDA code in
+// kernels/md/cuda/CudaDomainMdDevice.cu): owned atoms and ghost positions in device memory, the neighbour list over the
+// rank's region, forces, integration, and the packing of ghost positions for the exchange. No MPI here: every call
+// works on this rank's GPU only.
 #pragma once
 
 #include <array>
