@@ -37,16 +37,12 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 template <class S>
 class CudaDomainMdEngine final : public MdEngine {
  public:
-  CudaDomainMdEngine(const EngineConfig& c, const Decomposition& d, const mpi::Comm& comm, int gpu)
-      : config_(c), decomp_(d), comm_(comm), exchange_(d, comm, c.lj.cutoff + c.skin) {
-    const double range = c.lj.cutoff + c.skin;
-    DomainDeviceConfig dc;
-    dc.engine = c;
-    dc.gpu = gpu;
-    for (int a = 0; a < 3; ++a) dc.lo[a] = d.subLo(a) - range, dc.hi[a] = d.subHi(a) + range;
+  CudaDomainMdEngine(const EngineConfig& c, const Decomposition& d, const mpi::Comm& comm,
+                     std::unique_ptr<DomainMdDevice<S>> device)
+      : config_(c), decomp_(d), comm_(comm), exchange_(d, comm, c.lj.cutoff + c.skin), device_(std::move(device)) {
     // The host bins only to sort the owned atoms at a rebuild (locality on the GPU); the list is the GPU's.
-    sorter_.setRegion(dc.lo, dc.hi, range);
-    device_ = makeDomainMdDevice<S>(dc);
+    const DomainDeviceConfig dc = domainDeviceConfig(c, d, 0);
+    sorter_.setRegion(dc.lo, dc.hi, c.lj.cutoff + c.skin);
   }
 
   void initialize(const ParticleState& s) override {
@@ -218,8 +214,8 @@ class CudaDomainMdEngine final : public MdEngine {
   Decomposition decomp_;
   mpi::Comm comm_;
   AtomExchange<S> exchange_;
-  CpuLocalNeighborList<S> sorter_;
   std::unique_ptr<DomainMdDevice<S>> device_;
+  CpuLocalNeighborList<S> sorter_;
   NoseHooverState nh_;
   std::size_t nGlobal_ = 0, owned_ = 0;
   double mass_ = 1;
@@ -231,12 +227,33 @@ class CudaDomainMdEngine final : public MdEngine {
 
 }  // namespace
 
+DomainDeviceConfig domainDeviceConfig(const EngineConfig& config, const Decomposition& decomposition, int gpu) {
+  DomainDeviceConfig dc;
+  dc.engine = config;
+  dc.gpu = gpu;
+  const double range = config.lj.cutoff + config.skin;
+  for (int a = 0; a < 3; ++a) dc.lo[a] = decomposition.subLo(a) - range, dc.hi[a] = decomposition.subHi(a) + range;
+  return dc;
+}
+
+template <class S>
+std::unique_ptr<MdEngine> makeDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
+                                           const mpi::Comm& comm, std::unique_ptr<DomainMdDevice<S>> device) {
+  return std::make_unique<CudaDomainMdEngine<S>>(config, decomposition, comm, std::move(device));
+}
+template std::unique_ptr<MdEngine> makeDomainEngine<float>(const EngineConfig&, const Decomposition&, const mpi::Comm&,
+                                                           std::unique_ptr<DomainMdDevice<float>>);
+template std::unique_ptr<MdEngine> makeDomainEngine<double>(const EngineConfig&, const Decomposition&, const mpi::Comm&,
+                                                            std::unique_ptr<DomainMdDevice<double>>);
+
 std::unique_ptr<MdEngine> makeCudaDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
                                                const mpi::Comm& comm, int gpu) {
+  const DomainDeviceConfig dc = domainDeviceConfig(config, decomposition, gpu);
   switch (config.precision) {
-    case Precision::Single: return std::make_unique<CudaDomainMdEngine<float>>(config, decomposition, comm, gpu);
+    case Precision::Single: return makeDomainEngine<float>(config, decomposition, comm, makeDomainMdDevice<float>(dc));
     case Precision::Mixed:
-    case Precision::Double: return std::make_unique<CudaDomainMdEngine<double>>(config, decomposition, comm, gpu);
+    case Precision::Double:
+      return makeDomainEngine<double>(config, decomposition, comm, makeDomainMdDevice<double>(dc));
   }
   throw std::logic_error("unknown precision");
 }

@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "kernels/md/DomainMdDevice.h"
 #include "solvers/common/Decomposition.h"
 #include "solvers/common/Mpi.h"
 #include "solvers/md/MdEngine.h"
@@ -19,5 +20,12 @@ std::unique_ptr<MdEngine> makeDomainEngine(const EngineConfig& config, const Dec
 // host MPI. Throws std::runtime_error when hopsim was built without CUDA or that GPU is not there.
 std::unique_ptr<MdEngine> makeCudaDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
                                                const mpi::Comm& comm, int gpu);
+
+// Its parts: the MPI half (control, ghost refresh, host rebuild) over any device half, and the device half's
+// configuration for this rank. makeCudaDomainEngine joins them with the CUDA device; the MPI tests with a host one.
+DomainDeviceConfig domainDeviceConfig(const EngineConfig& config, const Decomposition& decomposition, int gpu);
+template <class S>
+std::unique_ptr<MdEngine> makeDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
+                                           const mpi::Comm& comm, std::unique_ptr<DomainMdDevice<S>> device);
 
 }  // namespace hopsim::md

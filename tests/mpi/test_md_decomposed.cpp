@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "HostDomainMdDevice.h"
 #include "io/CaseReader.h"
 #include "io/md/H5mdReader.h"
 #include "io/md/MdCaseParser.h"
 #include "kernels/common/DeviceInfo.h"
 #include "solvers/common/Mpi.h"
+#include "solvers/md/DomainMdEngine.h"
 #include "solvers/md/MdBench.h"
 #include "solvers/md/MdRun.h"
 #include "solvers/md/MdSimulation.h"
@@ -100,6 +102,38 @@ bool gpuPresent() {
   if (hopsim::cudaDeviceCount() > 0) return true;
   if (mpi::isRoot()) std::printf("  no CUDA device (or hopsim built without CUDA): GPU case skipped\n");
   return false;
+}
+
+// Thermo sums at the start and after every 10 steps (as a run with thermo every 10 takes them).
+std::vector<md::RawThermo> thermoEvery10(md::MdEngine& engine, const md::ParticleState& s, long long steps) {
+  engine.initialize(s);
+  std::vector<md::RawThermo> out{engine.thermo()};
+  for (long long step = 0; step < steps; step += 10) {
+    engine.advance(10, step);
+    out.push_back(engine.thermo());
+  }
+  return out;
+}
+
+double sumsDifference(const std::vector<md::RawThermo>& a, const std::vector<md::RawThermo>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    CHECK(a[k].finite);
+    for (auto [p, q] : {std::pair{a[k].potential, b[k].potential}, {a[k].virial, b[k].virial},
+                        {a[k].twoKinetic, b[k].twoKinetic}})
+      worst = std::max(worst, relative(p, q));
+  }
+  return worst;
+}
+
+// The decomposed CUDA engine's MPI half over the host stand-in of its GPU half.
+std::unique_ptr<md::MdEngine> hostDeviceEngine(const md::MdCase& c) {
+  const md::EngineConfig e = md::engineConfig(c);
+  const hopsim::Decomposition d = md::decompose(c, mpi::Comm::world());
+  return md::makeDomainEngine<double>(
+      e, d, mpi::Comm::world(),
+      std::make_unique<md::test::HostDomainMdDevice<double>>(md::domainDeviceConfig(e, d, 0)));
 }
 
 // The measured differences, for the record (rank 0 only).
@@ -243,6 +277,43 @@ TEST_CASE("hopsim run of an MD case under mpiexec writes one trajectory with eve
     }
   }
   mpi::barrier();
+}
+
+// The CUDA engine's control flow, ghost refresh and rebuilds on any machine: a host stand-in does the GPU's part.
+TEST_CASE("the decomposed CUDA engine's MPI half follows the one-rank trajectory (host stand-in for the GPU)",
+          "[mpi][md]") {
+  for (const std::string integrator : {"{type: nve, dt: 0.005}",
+                                       "{type: nose_hoover, dt: 0.005, temperature: 1.0, tau: 0.5}",
+                                       "{type: langevin, dt: 0.005, temperature: 1.0, damping: 0.5, seed: 4242}"}) {
+    INFO(integrator);
+    const md::MdCase one = parse(ljCase(integrator, {0, 0, 0}, 100));
+    const auto ref = thermoEvery10(*md::makeCpuEngine(md::engineConfig(one)), one.initial, 100);
+    for (const auto& grid : gridsFor(mpi::size())) {
+      INFO("grid " << grid[0] << " " << grid[1] << " " << grid[2] << " on " << mpi::size() << " ranks");
+      const md::MdCase c = parse(ljCase(integrator, grid, 100));
+      auto engine = hostDeviceEngine(c);
+      const double diff = sumsDifference(thermoEvery10(*engine, c.initial, 100), ref);
+      CHECK(diff <= 1e-10);
+      CHECK(engine->stats().neighborBuilds >= 4);
+      report(("host-device " + integrator.substr(7, integrator.find(',') - 7)).c_str(), grid, diff);
+    }
+  }
+  // Hot and long, on the narrowest grid: atoms migrate many times and every id comes back once.
+  const int n = mpi::size();
+  const md::MdCase hot = parse(ljCase("{type: nve, dt: 0.005}", {n, 1, 1}, 200, 3.0));
+  auto engine = hostDeviceEngine(hot);
+  const auto run = thermoEvery10(*engine, hot.initial, 200);
+  const auto ref = thermoEvery10(*md::makeCpuEngine(md::engineConfig(hot)), hot.initial, 200);
+  CHECK(sumsDifference(run, ref) <= 1e-8);
+  const long long migrated = mpi::Comm::world().allreduceSum(engine->stats().migratedAtoms);
+  if (n > 1) CHECK(migrated > 100);
+  md::ParticleState all;
+  engine->download(all);
+  if (mpi::isRoot()) {
+    std::set<long long> ids(all.id.begin(), all.id.end());
+    CHECK(all.size() == hot.initial.size());
+    CHECK(ids.size() == hot.initial.size());
+  }
 }
 
 TEST_CASE("the cuda backend runs decomposed where there is a GPU and says why not elsewhere", "[mpi][md]") {
