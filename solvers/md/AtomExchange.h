@@ -145,7 +145,6 @@ class AtomExchange {
   const std::vector<Swap>& swaps() const { return swaps_; }
 
  private:
-
   void pack(const LocalAtoms<S>& a, const Swap& s) {
     send_.resize(3 * s.indices.size());
     const S* p[3] = {a.x.data(), a.y.data(), a.z.data()};

@@ -7,6 +7,8 @@
 // Between rebuilds the GPU packs the positions each swap sends, the host passes them on with MPI through pinned
 // buffers, and the GPU unpacks them: six messages in AtomExchange's order, each after the previous one is unpacked
 // (later axes forward ghosts earlier axes brought in).
+#include "solvers/md/DomainMdEngine.h"
+
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -18,11 +20,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/md/DomainMdDevice.h"
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/CpuLocalNeighborList.h"
-#include "kernels/md/DomainMdDevice.h"
 #include "solvers/md/AtomExchange.h"
-#include "solvers/md/DomainMdEngine.h"
 #include "solvers/md/LocalAtoms.h"
 #include "solvers/md/Thermostats.h"
 #include "solvers/md/VelocityInit.h"
