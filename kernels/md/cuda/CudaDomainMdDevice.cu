@@ -411,7 +411,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     if (total_ > 0) {
       Arrays<S, P> all = a_;  // binning covers the ghosts too
       all.n = total_;
-      binKernel<S, P><<<blocksFor(total_), kBlock, 0, stream_>>>(all, region_, keys_, values_);
+      binKernel<S, P, false><<<blocksFor(total_), kBlock, 0, stream_>>>(all, region_, keys_, values_);
       HOPSIM_CUDA_CHECK_LAUNCH("binKernel<region>");
       HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_,
                                                         total_, 0, sortBits(), stream_));

@@ -385,7 +385,7 @@ class CudaMdEngine final : public MdEngine {
   void rebuild() {
     const int blocks = blocksFor(n_);
     HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[0], stream_));
-    binKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_, box_, keys_, values_);
+    binKernel<S, P, true><<<blocks, kBlock, 0, stream_>>>(a_, box_, keys_, values_);
     HOPSIM_CUDA_CHECK_LAUNCH("binKernel");
     HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
                                                       sortBits(), stream_));

@@ -59,26 +59,32 @@ struct Arrays {
 };
 
 struct BoxParams {
-  double lo[3];  // where bin 0 starts: 0 for a periodic box, the region's lower corner for a rank's region
+  double lo[3];  // where bin 0 starts in a rank's region (its lower corner); a periodic box starts at 0
   double L[3], H[3];
   int cells[3];
   double inverseCell[3];
   int reach;  // bins are at least range / reach wide; the list search spans reach bins each way
 };
 
-template <class T>
+// Bin along one axis, clamped to the grid (a rounding error outside it, or a NaN, lands in an edge bin). A periodic
+// box starts at 0: no origin to subtract.
+template <bool Periodic, class T>
+__device__ int axisBin(T x, int d, const BoxParams& b) {
+  if constexpr (Periodic) return min(b.cells[d] - 1, max(0, static_cast<int>(x * b.inverseCell[d])));
+  else return min(b.cells[d] - 1, max(0, static_cast<int>((x - b.lo[d]) * b.inverseCell[d])));
+}
+
+template <bool Periodic, class T>
 __device__ int cellIndexOf(T x, T y, T z, const BoxParams& b) {
-  const int cx = min(b.cells[0] - 1, max(0, static_cast<int>((x - b.lo[0]) * b.inverseCell[0])));
-  const int cy = min(b.cells[1] - 1, max(0, static_cast<int>((y - b.lo[1]) * b.inverseCell[1])));
-  const int cz = min(b.cells[2] - 1, max(0, static_cast<int>((z - b.lo[2]) * b.inverseCell[2])));
+  const int cx = axisBin<Periodic>(x, 0, b), cy = axisBin<Periodic>(y, 1, b), cz = axisBin<Periodic>(z, 2, b);
   return cx + b.cells[0] * (cy + b.cells[1] * cz);
 }
 
-template <class S, class P>
+template <class S, class P, bool Periodic>
 __global__ void binKernel(Arrays<S, P> a, BoxParams b, unsigned* keys, int* values) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
-  keys[i] = static_cast<unsigned>(cellIndexOf(a.x[i], a.y[i], a.z[i], b));
+  keys[i] = static_cast<unsigned>(cellIndexOf<Periodic>(a.x[i], a.y[i], a.z[i], b));
   values[i] = i;
 }
 
@@ -127,7 +133,7 @@ __global__ void buildListBinsKernel(Arrays<S, P> a, BoxParams b, const int* cell
   if (i >= a.n) return;
   const auto pi = a.pos[i];
   const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
-  const int c = cellIndexOf(pi.x, pi.y, pi.z, b);
+  const int c = cellIndexOf<Periodic>(pi.x, pi.y, pi.z, b);
   const int c3[3] = {c % b.cells[0], (c / b.cells[0]) % b.cells[1], c / (b.cells[0] * b.cells[1])};
   // With fewer than 2 reach + 1 bins along an axis the offsets would name some bins twice: visit each bin once.
   int lo[3], hi[3];
