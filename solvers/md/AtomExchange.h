@@ -20,6 +20,19 @@ namespace hopsim::md {
 template <class S>
 class AtomExchange {
  public:
+  // One message of the exchange, in the order borders() and forward() send them (x-, x+, y-, y+, z-, z+).
+  struct Swap {
+    int axis = 0, dir = 0;      // towards the lower (-1) or upper (+1) neighbour along axis
+    int sendTo = 0, recvFrom = 0;
+    S shift = 0;                // added to the coordinate along axis of what is sent
+    int tag = 0;
+    std::vector<std::int32_t> indices;  // local atoms sent at the last borders()
+    std::size_t first = 0, count = 0;   // where the ghosts received then sit
+  };
+  // forward()'s MPI tags are kForwardTag + Swap::tag; an engine that refreshes ghosts itself (on a GPU, from the
+  // swaps below) uses the same.
+  static constexpr int kForwardTag = 300;
+
   // range: how far from a face an atom must be seen by the neighbour (cutoff + skin).
   AtomExchange(const Decomposition& d, const mpi::Comm& comm, double range) : d_(d), comm_(comm), range_(range) {
     for (int axis = 0; axis < 3; ++axis)
@@ -117,7 +130,7 @@ class AtomExchange {
   void forward(LocalAtoms<S>& a) {
     for (Swap& s : swaps_) {
       pack(a, s);
-      comm_.sendrecv(send_, s.sendTo, recv_, s.recvFrom, 300 + s.tag);
+      comm_.sendrecv(send_, s.sendTo, recv_, s.recvFrom, kForwardTag + s.tag);
       if (recv_.size() != 3 * s.count) throw std::logic_error("ghost exchange: a neighbour sent a different ghost count");
       for (std::size_t r = 0; r < s.count; ++r) {
         a.x[s.first + r] = S(recv_[3 * r]), a.y[s.first + r] = S(recv_[3 * r + 1]);
@@ -128,16 +141,10 @@ class AtomExchange {
 
   long long ghostCount(const LocalAtoms<S>& a) const { return static_cast<long long>(a.total() - a.owned); }
 
- private:
-  struct Swap {
-    int axis = 0, dir = 0;      // towards the lower (-1) or upper (+1) neighbour along axis
-    int sendTo = 0, recvFrom = 0;
-    S shift = 0;                // added to the coordinate along axis of what is sent
-    int tag = 0;
-    std::vector<std::int32_t> indices;  // local atoms sent at the last borders()
-    std::size_t first = 0, count = 0;   // where the ghosts received then sit
-  };
+  // The six swaps as the last borders() left them: what forward() would send and where the answers go.
+  const std::vector<Swap>& swaps() const { return swaps_; }
 
+ private:
   void pack(const LocalAtoms<S>& a, const Swap& s) {
     send_.resize(3 * s.indices.size());
     const S* p[3] = {a.x.data(), a.y.data(), a.z.data()};

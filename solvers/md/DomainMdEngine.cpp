@@ -99,7 +99,7 @@ class DomainMdEngine final : public MdEngine {
       t0 = Clock::now();
       flags[0] = moved, flags[1] = badForces_ ? 1 : 0;
       comm_.allreduceMax(flags);
-      stats_.otherSeconds += since(t0);
+      stats_.commSeconds += since(t0);
       if (flags[1] > 0) break;  // thermo() reports it; the caller stops
       if (flags[0] > 0) rebuild();
       else forwardGhosts();
@@ -176,6 +176,7 @@ class DomainMdEngine final : public MdEngine {
     for (int c : list_.counts()) sum += c, mx = std::max<double>(mx, c);
     s.meanNeighbors = atoms_.owned ? sum / double(atoms_.owned) : 0;
     s.maxNeighbors = mx;
+    s.ownedAtoms = static_cast<long long>(atoms_.owned);
     return s;
   }
 
@@ -231,7 +232,7 @@ class DomainMdEngine final : public MdEngine {
   void forwardGhosts() {
     const auto t0 = Clock::now();
     exchange_.forward(atoms_);
-    stats_.otherSeconds += since(t0);
+    stats_.commSeconds += since(t0);
   }
 
   template <class A>

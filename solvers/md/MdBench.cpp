@@ -1,16 +1,75 @@
 // MD benchmark: timed repeats at full speed (CUDA Graphs on the GPU), then one phase-timed run for the breakdown
-// (phase timing synchronises between kernels, so it is not used for the throughput figure).
+// (phase timing synchronises between kernels, so it is not used for the throughput figure). Under mpiexec the case
+// is decomposed over the world's ranks as `hopsim run` does it; every rank returns the JSON, the caller prints rank
+// 0's.
 #include "solvers/md/MdBench.h"
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "io/md/MdCaseParser.h"
 #include "kernels/common/DeviceInfo.h"
+#include "solvers/common/Mpi.h"
 #include "solvers/md/MdSimulation.h"
 
 namespace hopsim::md {
+
+namespace {
+
+// min / avg / max over ranks of one per-rank figure (every rank passes its own; all get the answer), as LbmBench.
+nlohmann::json overRanks(const mpi::Comm& comm, double v) {
+  const double sum = comm.allreduceSum(v);
+  return {{"min", -comm.allreduceMax(-v)}, {"avg", sum / comm.size()}, {"max", comm.allreduceMax(v)}};
+}
+
+// The per-rank figures of a decomposed run and the LAMMPS-style min/avg/max table over ranks (stderr on rank 0:
+// stdout carries the JSON). Phase times are per step from the phase-timed engine; throughput per rank counts its
+// own atoms over its own median repeat.
+void addRankTables(nlohmann::json& j, const mpi::Comm& comm, const Decomposition& d, const EngineStats& fast,
+                   double ownSeconds, long long steps, const std::vector<std::pair<const char*, double>>& phases,
+                   double aggregate, std::size_t repeats) {
+  const double atoms = static_cast<double>(fast.ownedAtoms);
+  std::vector<double> mine{static_cast<double>(comm.rank()), atoms, atoms * static_cast<double>(steps) / ownSeconds};
+  for (const auto& [name, seconds] : phases) mine.push_back(seconds);
+  const std::vector<double> all = comm.gather(mine, 0);
+  nlohmann::json perRank = nlohmann::json::array();
+  for (std::size_t k = 0; k + mine.size() <= all.size(); k += mine.size()) {
+    nlohmann::json r = {
+        {"rank", static_cast<int>(all[k])}, {"atoms", all[k + 1]}, {"atom_steps_per_second", all[k + 2]}};
+    for (std::size_t p = 0; p < phases.size(); ++p) r[std::string(phases[p].first) + "_seconds"] = all[k + 3 + p];
+    perRank.push_back(r);
+  }
+  nlohmann::json table = {{"unit", "seconds per step, phase-timed run of each rank"}};
+  for (const auto& [name, seconds] : phases) table[name] = overRanks(comm, seconds);
+  j["ranks"] = comm.size();
+  j["process_grid"] = d.dims();
+  j["per_rank"] = perRank;
+  j["seconds_over_ranks"] = table;
+  j["atoms_over_ranks"] = overRanks(comm, atoms);
+  j["mpi_cuda_aware"] = mpi::cudaAwareness();
+  if (comm.isRoot()) {
+    std::fprintf(stderr, "%d ranks, grid %d x %d x %d: %.4g atom-steps/s aggregate (median of %zu)\n", comm.size(),
+                 d.dims()[0], d.dims()[1], d.dims()[2], aggregate, repeats);
+    std::fprintf(stderr, "%-14s | %12s | %12s | %12s | %%varavg\n", "per step", "min (s)", "avg (s)", "max (s)");
+    for (const auto& [name, seconds] : phases) {
+      const double lo = table[name]["min"], avg = table[name]["avg"], hi = table[name]["max"];
+      std::fprintf(stderr, "%-14s | %12.6g | %12.6g | %12.6g | %6.1f\n", name, lo, avg, hi,
+                   avg > 0 ? 100.0 * (hi - avg) / avg : 0.0);
+    }
+    const auto& a = j["atoms_over_ranks"];
+    const double lo = a["min"], avg = a["avg"], hi = a["max"];
+    std::fprintf(stderr, "%-14s | %12.0f | %12.1f | %12.0f | %6.1f\n", "atoms", lo, avg, hi,
+                 avg > 0 ? 100.0 * (hi - avg) / avg : 0.0);
+  }
+}
+
+}  // namespace
 
 nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, const BenchOptions& b) {
   const MdCase c = io::md::parseMdCase(doc);
@@ -18,22 +77,28 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   const int repeats = std::max(1, b.repeats);
   const auto n = static_cast<double>(c.initial.size());
   using Clock = std::chrono::steady_clock;
+  const MdRanks ranks{mpi::Comm::world(), false};
+  const mpi::Comm& comm = ranks.comm;
 
-  auto engine = makeEngine(c, options, false);
+  auto engine = makeEngine(c, options, false, ranks);
   engine->initialize(c.initial);
   const long long warmup = std::max<long long>(20, steps / 10);
   engine->advance(warmup, 0);
   (void)engine->thermo();
   long long step = warmup;
-  std::vector<double> rates, seconds;
+  // Every rank times the same steps from a barrier; the aggregate counts all atoms over the slowest rank's time.
+  std::vector<double> rates, seconds, own;
   for (int r = 0; r < repeats; ++r) {
+    comm.barrier();
     const auto t0 = Clock::now();
     engine->advance(steps, step);
     const RawThermo t = engine->thermo();  // synchronises
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double mine = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double s = comm.allreduceMax(mine);
     step += steps;
     if (!t.finite) throw std::runtime_error("the benchmark run produced non-finite energies");
     seconds.push_back(s);
+    own.push_back(mine);
     rates.push_back(n * static_cast<double>(steps) / s);
   }
   const EngineStats fast = engine->stats();
@@ -42,10 +107,11 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   const double median = sorted[sorted.size() / 2];
 
   // Breakdown: a separate engine with phase timers, same number of steps.
-  auto timed = makeEngine(c, options, true);
+  auto timed = makeEngine(c, options, true, ranks);
   timed->initialize(c.initial);
   timed->advance(warmup, 0);
   const EngineStats before = timed->stats();
+  comm.barrier();
   const auto t0 = Clock::now();
   timed->advance(steps, warmup);
   (void)timed->thermo();
@@ -55,12 +121,16 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   const double nb = (after.neighborSeconds - before.neighborSeconds) * perStep;
   const double force = (after.forceSeconds - before.forceSeconds) * perStep;
   const double integ = (after.integrateSeconds - before.integrateSeconds) * perStep;
-  const double other = std::max(0.0, total * perStep - nb - force - integ);
+  const double exchange = (after.commSeconds - before.commSeconds) * perStep;
+  const double other = std::max(0.0, total * perStep - nb - force - integ - exchange);
 
+  const bool gpu = chooseBackend(c, options) == Backend::Cuda;
+  std::optional<Decomposition> d;
+  if (ranks.decomposed()) d.emplace(decompose(c, comm));
   std::string deviceName = "cpu";
-  if (chooseBackend(c, options) == Backend::Cuda) {
+  if (gpu) {
     const auto gpus = cudaDevices();
-    const int g = std::max(0, c.device.gpu);
+    const int g = d ? chooseGpu(c, *d) : std::max(0, c.device.gpu);
     if (g < static_cast<int>(gpus.size())) deviceName = gpus[g].name;
   }
   nlohmann::json j;
@@ -88,7 +158,17 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   j["backend"] = engine->backendName();
   j["precision"] = toString(c.precision);
   j["device"] = deviceName;
-  j["cuda_graphs"] = chooseBackend(c, options) == Backend::Cuda;
+  j["cuda_graphs"] = gpu && !d;  // the decomposed GPU engine stops for MPI twice a step
+  if (d) {
+    j["ms_per_step"]["communication"] = exchange;
+    j["comm_fraction_of_step"] = comm.allreduceMax(exchange) / std::max(1e-300, comm.allreduceMax(total * perStep));
+    j["ghost_staging"] = gpu ? "GPU pack kernel, pinned host buffers, MPI_Sendrecv, GPU unpack" : "host memory";
+    std::sort(own.begin(), own.end());
+    addRankTables(j, comm, *d, fast, own[own.size() / 2], steps,
+                  {{"force", 1e-3 * force}, {"neighbor", 1e-3 * nb}, {"comm", 1e-3 * exchange},
+                   {"integrate", 1e-3 * integ}, {"other", 1e-3 * other}},
+                  median, rates.size());
+  }
   return j;
 }
 

@@ -25,6 +25,10 @@ struct EngineStats {
   double neighborSeconds = 0, forceSeconds = 0, integrateSeconds = 0, otherSeconds = 0;
   double maxNeighbors = 0, meanNeighbors = 0;
   long long migratedAtoms = 0;  // decomposed runs: atoms this rank handed to a neighbour
+  // Decomposed runs: host time in the per-step control allreduce and the ghost refresh (a rebuild's traffic counts
+  // under neighbour), and the atoms this rank owns now.
+  double commSeconds = 0;
+  long long ownedAtoms = 0;
 };
 
 struct EngineConfig {

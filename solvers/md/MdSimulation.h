@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "solvers/common/Decomposition.h"
 #include "solvers/common/Mpi.h"
 #include "solvers/common/RunOptions.h"
 #include "solvers/md/MdCase.h"
@@ -36,9 +37,13 @@ struct MdRanks {
 };
 
 // The backend a case runs on: --backend, else the case's device.backend; auto = CUDA when built and a GPU is seen
-// (CPU when decomposed: the CUDA engine runs on one rank only so far).
-Backend chooseBackend(const MdCase& c, const RunOptions& options, const MdRanks& ranks = {});
-// Throws std::runtime_error for the cuda backend in a decomposed run, std::invalid_argument when the ranks do not
+// (decomposed or not: ranks share the node's GPUs).
+Backend chooseBackend(const MdCase& c, const RunOptions& options);
+// The case's box over the ranks of comm (device.ranks, sub-boxes at least cutoff + skin wide); every rank calls it.
+Decomposition decompose(const MdCase& c, const mpi::Comm& comm);
+// The GPU of this rank in a decomposed run: device.gpu when set, else its share of the node's GPUs.
+int chooseGpu(const MdCase& c, const Decomposition& d);
+// Throws std::runtime_error for the cuda backend without CUDA or a GPU, std::invalid_argument when the ranks do not
 // fit the box (device.ranks, or sub-boxes narrower than cutoff + skin).
 std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const RunOptions& options, bool timePhases = false,
                                      const MdRanks& ranks = {});

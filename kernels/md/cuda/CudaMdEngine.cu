@@ -26,7 +26,8 @@
 // unrolled by 4 so that several index and position loads are in flight. Predicted: 5-10% of its 4.1 ms.
 // Together: ~8.7 -> ~6.2-6.6 ms per step, 1.9 -> ~2.5 G atom-steps/s at 16.4M atoms (target 2.0).
 // Boxes too small for 5 half-range bins per axis (< 2.5 x (cutoff + skin)) keep the former per-bin kernel.
-#include <cub/block/block_reduce.cuh>
+// The kernels this engine shares with the decomposed one (binning, the per-bin list, forces, integration) are in
+// MdKernels.cuh; the row-wise list build, which needs the periodic box, and the device Nose-Hoover steps stay here.
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <string>
@@ -39,9 +40,7 @@
 
 #include "kernels/common/CudaCheck.h"
 #include "kernels/md/BinStencil.h"
-#include "kernels/md/Integrate.h"
-#include "kernels/md/LjForce.h"
-#include "kernels/md/PeriodicBox.h"
+#include "kernels/md/cuda/MdKernels.cuh"
 #include "solvers/md/MdEngine.h"
 #include "solvers/md/Thermostats.h"
 #include "solvers/md/VelocityInit.h"
@@ -49,100 +48,6 @@
 namespace hopsim::md {
 
 namespace {
-
-constexpr int kBlock = 256;
-
-template <class P> struct Vec4;
-template <> struct Vec4<float> { using type = float4; };
-#if CUDART_VERSION >= 13000
-template <> struct Vec4<double> { using type = double4_32a; };  // CUDA 13 deprecates the ambiguous double4
-#else
-template <> struct Vec4<double> { using type = double4; };
-#endif
-
-// Device-side scalars shared by the kernels of a step (one allocation, so graph nodes see fixed addresses).
-struct DeviceScalars {
-  double potential, virial, twoKinetic;
-  double nhScale1, nhScale2;
-  NoseHooverState nh;
-  unsigned long long step;
-  int rebuild, overflow, bad;
-};
-
-// Neighbour counts of the current list, reduced on demand for stats().
-struct ListCounts {
-  unsigned long long sum;
-  int max;
-};
-
-template <class S, class P>
-struct Arrays {
-  S *x, *y, *z, *vx, *vy, *vz, *x0, *y0, *z0;
-  P *fx, *fy, *fz;
-  typename Vec4<P>::type* pos;
-  long long* id;
-  int* nlist;
-  int* ncount;
-  int stride;
-  int n;
-};
-
-struct BoxParams {
-  double L[3], H[3];
-  int cells[3];
-  double inverseCell[3];
-  int reach;  // bins are at least range / reach wide; the list search spans reach bins each way
-};
-
-template <class T>
-__device__ int cellIndexOf(T x, T y, T z, const BoxParams& b) {
-  const int cx = min(b.cells[0] - 1, max(0, static_cast<int>(x * b.inverseCell[0])));
-  const int cy = min(b.cells[1] - 1, max(0, static_cast<int>(y * b.inverseCell[1])));
-  const int cz = min(b.cells[2] - 1, max(0, static_cast<int>(z * b.inverseCell[2])));
-  return cx + b.cells[0] * (cy + b.cells[1] * cz);
-}
-
-template <class S, class P>
-__global__ void binKernel(Arrays<S, P> a, BoxParams b, unsigned* keys, int* values) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  keys[i] = static_cast<unsigned>(cellIndexOf(a.x[i], a.y[i], a.z[i], b));
-  values[i] = i;
-}
-
-template <class T>
-__global__ void gatherKernel(const T* __restrict__ in, T* __restrict__ out, const int* __restrict__ order, int n) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = in[order[i]];
-}
-
-// cellStart[c] = first sorted atom of bin c, cellStart[ncell] = n (bin c holds cellStart[c] .. cellStart[c + 1] - 1).
-// Thread i (0..n) fills the bins after the previous atom's bin up to its own: empty bins included, no memset.
-__global__ void cellStartKernel(const unsigned* sortedKeys, int n, int ncell, int* cellStart) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i > n) return;
-  const int previous = i == 0 ? -1 : static_cast<int>(sortedKeys[i - 1]);
-  const int current = i == n ? ncell : static_cast<int>(sortedKeys[i]);
-  for (int c = previous + 1; c <= current; ++c) cellStart[c] = i;
-}
-
-// Positions for the pair loop, in pair precision, and the reference positions of this build.
-template <class S, class P>
-__global__ void refreshKernel(Arrays<S, P> a) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  a.pos[i] = {P(a.x[i]), P(a.y[i]), P(a.z[i]), P(0)};
-  a.x0[i] = a.x[i], a.y0[i] = a.y[i], a.z0[i] = a.z[i];
-}
-
-template <class T>
-__device__ __forceinline__ T loadVec(const T* p) {
-  return *p;
-}
-template <>
-__device__ __forceinline__ float4 loadVec(const float4* p) {
-  return __ldg(p);
-}
 
 constexpr unsigned kFullWarp = 0xffffffffu;
 constexpr int kListWarps = 4;   // warps per block of the list build
@@ -237,167 +142,6 @@ __global__ void __launch_bounds__(kListWarps * 32)
   }
 }
 
-// Small boxes (fewer than 2 reach + 1 bins on some axis, where offsets would name a bin twice): one thread per atom,
-// bin by bin, minimum image per candidate.
-template <class S, class P>
-__global__ void buildListSmallBoxKernel(Arrays<S, P> a, BoxParams b, const int* cellStart, P rangeSq,
-                                        DeviceScalars* ds) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  const auto pi = a.pos[i];
-  const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
-  const int c = cellIndexOf(pi.x, pi.y, pi.z, b);
-  const int c3[3] = {c % b.cells[0], (c / b.cells[0]) % b.cells[1], c / (b.cells[0] * b.cells[1])};
-  // With fewer than 2 reach + 1 bins along an axis the offsets would name some bins twice: visit each bin once.
-  int lo[3], hi[3];
-  for (int d = 0; d < 3; ++d) {
-    const bool wraps = b.cells[d] < 2 * b.reach + 1;
-    lo[d] = wraps ? 0 : -b.reach;
-    hi[d] = wraps ? b.cells[d] - 1 : b.reach;
-  }
-  int m = 0;
-  for (int oz = lo[2]; oz <= hi[2]; ++oz)
-    for (int oy = lo[1]; oy <= hi[1]; ++oy)
-      for (int ox = lo[0]; ox <= hi[0]; ++ox) {
-        const int nx = (c3[0] + ox + b.cells[0]) % b.cells[0];
-        const int ny = (c3[1] + oy + b.cells[1]) % b.cells[1];
-        const int nz = (c3[2] + oz + b.cells[2]) % b.cells[2];
-        const int nc = nx + b.cells[0] * (ny + b.cells[1] * nz);
-        for (int j = cellStart[nc]; j < cellStart[nc + 1]; ++j) {
-          if (j == i) continue;
-          const auto pj = a.pos[j];
-          const P dx = minimumImage(P(pi.x - pj.x), L[0], H[0]);
-          const P dy = minimumImage(P(pi.y - pj.y), L[1], H[1]);
-          const P dz = minimumImage(P(pi.z - pj.z), L[2], H[2]);
-          if (dx * dx + dy * dy + dz * dz < rangeSq) {
-            if (m < a.stride) a.nlist[static_cast<std::size_t>(m) * a.n + i] = j;
-            ++m;
-          }
-        }
-      }
-  a.ncount[i] = m;
-  if (m > a.stride) atomicMax(&ds->overflow, m);
-}
-
-struct MaxOp {  // cub::Max is gone from CUDA 13's CUB
-  __device__ int operator()(int x, int y) const { return x > y ? x : y; }
-};
-
-// Sum and maximum of the per-atom neighbour counts (for stats(); not part of a step).
-__global__ void __launch_bounds__(kBlock) listCountKernel(const int* count, int n, ListCounts* out) {
-  unsigned long long sum = 0;
-  int mx = 0;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    sum += static_cast<unsigned long long>(count[i]);
-    mx = max(mx, count[i]);
-  }
-  using SumReduce = cub::BlockReduce<unsigned long long, kBlock>;
-  using MaxReduce = cub::BlockReduce<int, kBlock>;
-  __shared__ typename SumReduce::TempStorage sumTmp;
-  __shared__ typename MaxReduce::TempStorage maxTmp;
-  const unsigned long long blockSum = SumReduce(sumTmp).Sum(sum);
-  const int blockMax = MaxReduce(maxTmp).Reduce(mx, MaxOp{});
-  if (threadIdx.x == 0) {
-    atomicAdd(&out->sum, blockSum);
-    atomicMax(&out->max, blockMax);
-  }
-}
-
-template <class S, class P, class A, bool Energy>
-__global__ void __launch_bounds__(kBlock) forceKernel(Arrays<S, P> a, BoxParams b, LjCoefficients<P> c, DeviceScalars* ds) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  PairSums<P, A> sum;
-  if (i < a.n) {
-    const auto* __restrict__ pos = a.pos;
-    const int* __restrict__ entry = a.nlist + i;
-    const std::size_t n = static_cast<std::size_t>(a.n);
-    const auto pi = loadVec(pos + i);
-    const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
-    const int m = __ldg(a.ncount + i);
-    // Unrolled so that the index and position loads of several neighbours are in flight together.
-#pragma unroll 4
-    for (int k = 0; k < m; ++k) {
-      const int j = __ldg(entry + static_cast<std::size_t>(k) * n);
-      const auto pj = loadVec(pos + j);
-      addPair(minimumImage(P(pi.x - pj.x), L[0], H[0]), minimumImage(P(pi.y - pj.y), L[1], H[1]),
-              minimumImage(P(pi.z - pj.z), L[2], H[2]), c, Energy, sum);
-    }
-    a.fx[i] = sum.fx, a.fy[i] = sum.fy, a.fz[i] = sum.fz;
-    if (!isfinite(sum.fx) || !isfinite(sum.fy) || !isfinite(sum.fz)) ds->bad = 1;
-  }
-  if (Energy) {
-    using Reduce = cub::BlockReduce<double, kBlock>;
-    __shared__ typename Reduce::TempStorage tmp;
-    const double be = Reduce(tmp).Sum(0.5 * double(sum.energy));
-    __syncthreads();
-    const double bw = Reduce(tmp).Sum(0.5 * double(sum.virial));
-    if (threadIdx.x == 0) {
-      atomicAdd(&ds->potential, be);
-      atomicAdd(&ds->virial, bw);
-    }
-  }
-}
-
-struct StepParams {
-  double dt, dtf, trigger;  // trigger: (skin/2)^2
-  LangevinParams langevin;
-  bool useLangevin, useScale;
-};
-
-// First half of velocity Verlet: kick with the old forces (after the Nose-Hoover scaling), drift, wrap, and flag a
-// rebuild when a particle has moved more than skin/2 since the last build.
-template <class S, class P>
-__global__ void integrateFirstKernel(Arrays<S, P> a, BoxParams b, StepParams p, DeviceScalars* ds) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  const S scale = p.useScale ? S(ds->nhScale1) : S(1);
-  const S dt = S(p.dt), dtf = S(p.dtf);
-  const S L[3] = {S(b.L[0]), S(b.L[1]), S(b.L[2])}, H[3] = {S(b.H[0]), S(b.H[1]), S(b.H[2])};
-  const S vx = a.vx[i] * scale + dtf * S(a.fx[i]);
-  const S vy = a.vy[i] * scale + dtf * S(a.fy[i]);
-  const S vz = a.vz[i] * scale + dtf * S(a.fz[i]);
-  const S x = wrapOnce(S(a.x[i] + dt * vx), L[0]);
-  const S y = wrapOnce(S(a.y[i] + dt * vy), L[1]);
-  const S z = wrapOnce(S(a.z[i] + dt * vz), L[2]);
-  a.vx[i] = vx, a.vy[i] = vy, a.vz[i] = vz;
-  a.x[i] = x, a.y[i] = y, a.z[i] = z;
-  a.pos[i] = {P(x), P(y), P(z), P(0)};
-  const S dx = minimumImage(S(x - a.x0[i]), L[0], H[0]);
-  const S dy = minimumImage(S(y - a.y0[i]), L[1], H[1]);
-  const S dz = minimumImage(S(z - a.z0[i]), L[2], H[2]);
-  if (dx * dx + dy * dy + dz * dz > S(p.trigger)) ds->rebuild = 1;
-}
-
-// Second half: thermostat forces (Langevin), kick, and the kinetic energy sum for thermo and Nose-Hoover.
-template <class S, class P>
-__global__ void __launch_bounds__(kBlock) integrateSecondKernel(Arrays<S, P> a, StepParams p, DeviceScalars* ds) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  double ke = 0;
-  if (i < a.n) {
-    S fx = S(a.fx[i]), fy = S(a.fy[i]), fz = S(a.fz[i]);
-    if (p.useLangevin) {
-      const auto id = static_cast<std::uint64_t>(a.id[i]);
-      fx += langevinForce(a.vx[i], p.langevin, ds->step, id, 0);
-      fy += langevinForce(a.vy[i], p.langevin, ds->step, id, 1);
-      fz += langevinForce(a.vz[i], p.langevin, ds->step, id, 2);
-      a.fx[i] = P(fx), a.fy[i] = P(fy), a.fz[i] = P(fz);
-    }
-    const S dtf = S(p.dtf);
-    const S vx = a.vx[i] + dtf * fx, vy = a.vy[i] + dtf * fy, vz = a.vz[i] + dtf * fz;
-    a.vx[i] = vx, a.vy[i] = vy, a.vz[i] = vz;
-    ke = double(vx) * vx + double(vy) * vy + double(vz) * vz;
-  }
-  using Reduce = cub::BlockReduce<double, kBlock>;
-  __shared__ typename Reduce::TempStorage tmp;
-  const double sum = Reduce(tmp).Sum(ke);
-  if (threadIdx.x == 0) atomicAdd(&ds->twoKinetic, sum);
-}
-
-__global__ void kineticKernelScale(DeviceScalars* ds, double mass) {
-  // twoKinetic was summed as sum v^2: turn it into sum m v^2.
-  ds->twoKinetic *= mass;
-}
-
 // Nose-Hoover bookkeeping on one thread: the half-steps of the shared Trotter split.
 __global__ void noseHooverFirstKernel(DeviceScalars* ds, double dt) {
   ds->nhScale1 = noseHooverHalfStep(ds->nh, ds->twoKinetic, dt);
@@ -406,26 +150,6 @@ __global__ void noseHooverSecondKernel(DeviceScalars* ds, double dt) {
   const double s = noseHooverHalfStep(ds->nh, ds->twoKinetic, dt);
   ds->nhScale2 = s;
   ds->twoKinetic *= s * s;
-}
-template <class S, class P>
-__global__ void scaleVelocitiesKernel(Arrays<S, P> a, const DeviceScalars* ds) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  const S s = S(ds->nhScale2);
-  a.vx[i] *= s, a.vy[i] *= s, a.vz[i] *= s;
-}
-__global__ void nextStepKernel(DeviceScalars* ds) { ds->step += 1; }
-
-int blocksFor(int n) { return (n + kBlock - 1) / kBlock; }
-
-template <class T>
-void deviceAlloc(T*& p, std::size_t count) {
-  HOPSIM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(count, 1) * sizeof(T)));
-}
-template <class T>
-void deviceFree(T*& p) {
-  if (p) cudaFree(p);
-  p = nullptr;
 }
 
 // S: positions and velocities; P: pair arithmetic and forces; A: per-thread energy accumulation.
@@ -661,7 +385,7 @@ class CudaMdEngine final : public MdEngine {
   void rebuild() {
     const int blocks = blocksFor(n_);
     HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[0], stream_));
-    binKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_, box_, keys_, values_);
+    binKernel<S, P, true><<<blocks, kBlock, 0, stream_>>>(a_, box_, keys_, values_);
     HOPSIM_CUDA_CHECK_LAUNCH("binKernel");
     HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
                                                       sortBits(), stream_));
@@ -681,8 +405,9 @@ class CudaMdEngine final : public MdEngine {
             a_, grid_, cellStart_, ds_);
         HOPSIM_CUDA_CHECK_LAUNCH("buildListKernel");
       } else {
-        buildListSmallBoxKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_, box_, cellStart_, P(range * range), ds_);
-        HOPSIM_CUDA_CHECK_LAUNCH("buildListSmallBoxKernel");
+        buildListBinsKernel<S, P, true><<<blocks, kBlock, 0, stream_>>>(a_, box_, cellStart_, nullptr,
+                                                                         P(range * range), ds_);
+        HOPSIM_CUDA_CHECK_LAUNCH("buildListBinsKernel");
       }
       HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
       HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->overflow, &ds_->overflow, sizeof(int), cudaMemcpyDeviceToHost,
@@ -712,10 +437,10 @@ class CudaMdEngine final : public MdEngine {
 
   void launchForce(bool energy) {
     if (energy) {
-      forceKernel<S, P, A, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, coeff_, ds_);
+      forceKernel<S, P, A, true, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, coeff_, ds_);
       HOPSIM_CUDA_CHECK_LAUNCH("forceKernel<energy>");
     } else {
-      forceKernel<S, P, A, false><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, coeff_, ds_);
+      forceKernel<S, P, A, false, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, coeff_, ds_);
       HOPSIM_CUDA_CHECK_LAUNCH("forceKernel");
     }
   }
@@ -728,7 +453,7 @@ class CudaMdEngine final : public MdEngine {
       noseHooverFirstKernel<<<1, 1, 0, stream_>>>(ds_, params_.dt);
       HOPSIM_CUDA_CHECK_LAUNCH("noseHooverFirstKernel");
     }
-    integrateFirstKernel<S, P><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, params_, ds_);
+    integrateFirstKernel<S, P, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, params_, ds_);
     HOPSIM_CUDA_CHECK_LAUNCH("integrateFirstKernel");
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->rebuild, &ds_->rebuild, sizeof(int), cudaMemcpyDeviceToHost, stream_));
     if (timed) {

@@ -1,0 +1,500 @@
+// CUDA side of one rank of a decomposed MD run: the shared kernels of MdKernels.cuh in their non-periodic form over
+// the rank's owned atoms, with ghosts after them.
+//
+// Differences from the single-rank engine, and why:
+// - Atoms are not moved to sort them on the GPU: ghost slots and the exchange's send lists index the atoms as the
+//   host left them (the host sorts the owned atoms by bin at each rebuild, for locality). The list build bins owned
+//   and ghost atoms with the same radix sort and reads bin slot k's atom through the sorted index (binned[k]).
+// - The list is built bin by bin (buildListBinsKernel), not row by row: the row-wise kernel walks the periodic box
+//   through BinStencil's images, and a rank's region has no images.
+// - No CUDA graphs: each step stops twice for the host (the rebuild/infinite-force flags go through an allreduce,
+//   ghost positions through MPI), and a rebuild may reallocate the arrays when the rank gains atoms.
+#include "kernels/md/DomainMdDevice.h"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "kernels/md/cuda/MdKernels.cuh"
+#include "solvers/md/Thermostats.h"
+
+namespace hopsim::md {
+
+namespace {
+
+// The positions one swap sends: atom indices[k], plus the swap's periodic shift along its axis, x y z per atom (the
+// same S arithmetic as AtomExchange's host packing).
+template <class S, class P>
+__global__ void packGhostsKernel(Arrays<S, P> a, const int* __restrict__ indices, int count, int axis, S shift,
+                                 S* __restrict__ out) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const int i = indices[k];
+  S r[3] = {a.x[i], a.y[i], a.z[i]};
+  r[axis] = S(r[axis] + shift);
+  out[3 * k] = r[0], out[3 * k + 1] = r[1], out[3 * k + 2] = r[2];
+}
+
+// Received positions into ghost slots first .. first + count - 1, with their pair-precision copy.
+template <class S, class P>
+__global__ void unpackGhostsKernel(Arrays<S, P> a, const S* __restrict__ in, int first, int count) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const int i = first + k;
+  const S x = in[3 * k], y = in[3 * k + 1], z = in[3 * k + 2];
+  a.x[i] = x, a.y[i] = y, a.z[i] = z;
+  a.pos[i] = {P(x), P(y), P(z), P(0)};
+}
+
+// S: positions and velocities; P: pair arithmetic and forces; A: per-thread energy accumulation (as CudaMdEngine).
+template <class S, class P, class A>
+class CudaDomainMdDevice final : public DomainMdDevice<S> {
+ public:
+  explicit CudaDomainMdDevice(const DomainDeviceConfig& c) : config_(c), gpu_(c.gpu) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+      cudaGetLastError();
+      throw std::runtime_error("the cuda backend was requested but no CUDA device is available");
+    }
+    if (gpu_ < 0 || gpu_ >= count)
+      throw std::runtime_error("GPU " + std::to_string(gpu_) + " requested, " + std::to_string(count) + " present");
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    cudaDeviceProp prop{};
+    HOPSIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu_));
+    deviceName_ = std::string(prop.name) + ", GPU " + std::to_string(gpu_);
+    HOPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostScalars_), sizeof(DeviceScalars)));
+    deviceAlloc(ds_, 1);
+    for (auto* e : {&ev_[0], &ev_[1], &ev_[2], &nbEv_[0], &nbEv_[1]}) HOPSIM_CUDA_CHECK(cudaEventCreate(e));
+    HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostCounts_), sizeof(ListCounts)));
+    deviceAlloc(counts_, 1);
+    const EngineConfig& e = c.engine;
+    coeff_ = makeLjCoefficients<P>(e.lj.epsilon, e.lj.sigma, e.lj.cutoff, e.lj.shift);
+
+    // Half-range bins over the region (5^3 around an atom), clipped at its faces: the region is at least three
+    // ranges wide (a sub-box is at least one), so every axis has room for them.
+    const double range = e.lj.cutoff + e.skin;
+    region_.reach = 2;
+    for (int d = 0; d < 3; ++d) {
+      const double width = c.hi[d] - c.lo[d];
+      region_.lo[d] = c.lo[d];
+      region_.cells[d] = std::max(1, static_cast<int>(std::floor(width * region_.reach / range)));
+      region_.inverseCell[d] = region_.cells[d] / width;
+    }
+    ncell_ = region_.cells[0] * region_.cells[1] * region_.cells[2];
+    deviceAlloc(cellStart_, static_cast<std::size_t>(ncell_) + 1);
+    rangeSq_ = P(range * range);
+    a_.stride = 96;
+    DeviceScalars init{};
+    init.nhScale1 = init.nhScale2 = 1.0;
+    *hostScalars_ = init;
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ds_, hostScalars_, sizeof(DeviceScalars), cudaMemcpyHostToDevice, stream_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  ~CudaDomainMdDevice() override {
+    freeArrays();
+    deviceFree(cellStart_), deviceFree(ds_), deviceFree(counts_);
+    if (hostScalars_) cudaFreeHost(hostScalars_);
+    if (hostCounts_) cudaFreeHost(hostCounts_);
+    for (auto e : ev_) if (e) cudaEventDestroy(e);
+    for (auto e : nbEv_) if (e) cudaEventDestroy(e);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+
+  void setMass(double mass) override {
+    mass_ = mass;
+    const auto& in = config_.engine.integrator;
+    params_.dt = in.dt;
+    params_.dtf = 0.5 * in.dt / mass;
+    params_.trigger = 0.25 * config_.engine.skin * config_.engine.skin;
+    params_.useLangevin = in.type == IntegratorType::Langevin;
+    params_.useScale = in.type == IntegratorType::NoseHoover;  // the scale comes from the host's thermostat
+    if (params_.useLangevin) params_.langevin = langevinParams(in, mass);
+  }
+
+  void load(const LocalAtoms<S>& atoms, const std::vector<GhostSwap<S>>& swaps) override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // nothing queued may still read the old arrays
+    owned_ = static_cast<int>(atoms.owned);
+    total_ = static_cast<int>(atoms.total());
+    std::vector<int> sendIndices;
+    swaps_.clear();
+    for (const GhostSwap<S>& g : swaps) {
+      swaps_.push_back({g.axis, g.shift, sendIndices.size(), g.indices->size(), g.first, g.count});
+      sendIndices.insert(sendIndices.end(), g.indices->begin(), g.indices->end());
+    }
+    reserve(sendIndices.size());
+    a_.n = owned_;
+    const auto up = [&](auto* dst, const auto& src, std::size_t n) {
+      if (n == 0) return;  // a rank may hold no ghosts to send, or (thin slabs) no atoms
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), n * sizeof(src[0]), cudaMemcpyHostToDevice, stream_));
+    };
+    const std::size_t n = atoms.owned;
+    up(a_.x, atoms.x, n), up(a_.y, atoms.y, n), up(a_.z, atoms.z, n);
+    up(a_.vx, atoms.vx, n), up(a_.vy, atoms.vy, n), up(a_.vz, atoms.vz, n), up(a_.id, atoms.id, n);
+    up(sendIndices_, sendIndices, sendIndices.size());
+    // Ghost positions go the way forwarded ones do (through the inbox and the unpack kernel, which also sets pos).
+    const int ghosts = total_ - owned_;
+    for (int k = 0; k < ghosts; ++k) {
+      recvHost_[3 * k] = atoms.x[n + k], recvHost_[3 * k + 1] = atoms.y[n + k], recvHost_[3 * k + 2] = atoms.z[n + k];
+    }
+    if (ghosts > 0) {
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(recvDev_, recvHost_, 3 * std::size_t(ghosts) * sizeof(S),
+                                        cudaMemcpyHostToDevice, stream_));
+      unpackGhostsKernel<S, P><<<blocksFor(ghosts), kBlock, 0, stream_>>>(a_, recvDev_, owned_, ghosts);
+      HOPSIM_CUDA_CHECK_LAUNCH("unpackGhostsKernel (rebuild)");
+    }
+    if (owned_ > 0) {
+      refreshKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_);  // pos and the displacement reference
+      HOPSIM_CUDA_CHECK_LAUNCH("refreshKernel");
+    }
+    buildList();
+  }
+
+  void download(LocalAtoms<S>& atoms) override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    const std::size_t n = static_cast<std::size_t>(owned_);
+    for (auto* v : {&atoms.x, &atoms.y, &atoms.z, &atoms.vx, &atoms.vy, &atoms.vz}) v->resize(n);
+    atoms.id.resize(n);
+    atoms.owned = n;
+    const auto down = [&](auto& dst, const auto* src) {
+      if (n == 0) return;
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, n * sizeof(dst[0]), cudaMemcpyDeviceToHost, stream_));
+    };
+    down(atoms.x, a_.x), down(atoms.y, a_.y), down(atoms.z, a_.z);
+    down(atoms.vx, a_.vx), down(atoms.vy, a_.vy), down(atoms.vz, a_.vz), down(atoms.id, a_.id);
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  std::vector<double> forces() override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    const std::size_t n = static_cast<std::size_t>(owned_);
+    std::vector<P> f[3];
+    P* src[3] = {a_.fx, a_.fy, a_.fz};
+    for (int c = 0; c < 3; ++c) {
+      f[c].resize(n);
+      if (n > 0)
+        HOPSIM_CUDA_CHECK(cudaMemcpyAsync(f[c].data(), src[c], n * sizeof(P), cudaMemcpyDeviceToHost, stream_));
+    }
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    std::vector<double> out(3 * n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int c = 0; c < 3; ++c) out[3 * i + c] = double(f[c][i]);
+    return out;
+  }
+
+  void computeForces(bool energy) override {
+    if (energy) HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->potential, 0, 2 * sizeof(double), stream_));  // + virial
+    if (owned_ == 0) return;
+    if (energy) {
+      forceKernel<S, P, A, true, false><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, region_, coeff_, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("forceKernel<energy, region>");
+    } else {
+      forceKernel<S, P, A, false, false><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, region_, coeff_, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("forceKernel<region>");
+    }
+  }
+
+  void setStep(long long step) override {
+    hostScalars_->step = static_cast<unsigned long long>(step);
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&ds_->step, &hostScalars_->step, sizeof(unsigned long long),
+                                      cudaMemcpyHostToDevice, stream_));
+  }
+
+  StepFlags firstHalf(double scale) override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    const bool timed = config_.engine.timePhases;
+    if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[0], stream_));
+    if (params_.useScale) {
+      hostScalars_->nhScale1 = scale;
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&ds_->nhScale1, &hostScalars_->nhScale1, sizeof(double),
+                                        cudaMemcpyHostToDevice, stream_));
+    }
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->rebuild, 0, sizeof(int), stream_));
+    if (owned_ > 0) {
+      integrateFirstKernel<S, P, false><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, region_, params_, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("integrateFirstKernel<region>");
+    }
+    if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[1], stream_));
+    // rebuild, overflow and bad are adjacent: one small copy.
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->rebuild, &ds_->rebuild, 3 * sizeof(int), cudaMemcpyDeviceToHost,
+                                      stream_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (timed) stats_.integrateSeconds += elapsed(ev_[0], ev_[1]);
+    return {hostScalars_->rebuild != 0, hostScalars_->bad != 0};
+  }
+
+  void secondHalf(bool energy) override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    const bool timed = config_.engine.timePhases;
+    if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[0], stream_));
+    computeForces(energy);
+    if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[1], stream_));
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->twoKinetic, 0, sizeof(double), stream_));
+    if (owned_ > 0) {
+      integrateSecondKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, params_, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("integrateSecondKernel");
+    }
+    kineticKernelScale<<<1, 1, 0, stream_>>>(ds_, mass_);
+    HOPSIM_CUDA_CHECK_LAUNCH("kineticKernelScale");
+    nextStepKernel<<<1, 1, 0, stream_>>>(ds_);
+    HOPSIM_CUDA_CHECK_LAUNCH("nextStepKernel");
+    if (timed) {
+      HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[2], stream_));
+      HOPSIM_CUDA_CHECK(cudaEventSynchronize(ev_[2]));
+      stats_.forceSeconds += elapsed(ev_[0], ev_[1]);
+      stats_.integrateSeconds += elapsed(ev_[1], ev_[2]);
+    }
+  }
+
+  void scaleVelocities(double s) override {
+    hostScalars_->nhScale2 = s;
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&ds_->nhScale2, &hostScalars_->nhScale2, sizeof(double), cudaMemcpyHostToDevice,
+                                      stream_));
+    if (owned_ > 0) {
+      scaleVelocitiesKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("scaleVelocitiesKernel");
+    }
+    kineticKernelScale<<<1, 1, 0, stream_>>>(ds_, s * s);
+    HOPSIM_CUDA_CHECK_LAUNCH("kineticKernelScale (Nose-Hoover)");
+  }
+
+  void measureKinetic() override {
+    // A second half-kick with zero dt is a plain reduction (as CudaMdEngine computes the initial kinetic energy).
+    StepParams zero = params_;
+    zero.dtf = 0;
+    zero.useLangevin = false;
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->twoKinetic, 0, sizeof(double), stream_));
+    if (owned_ > 0) {
+      integrateSecondKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, zero, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("integrateSecondKernel (kinetic energy)");
+    }
+    kineticKernelScale<<<1, 1, 0, stream_>>>(ds_, mass_);
+    HOPSIM_CUDA_CHECK_LAUNCH("kineticKernelScale");
+  }
+
+  std::span<const std::byte> packGhosts(std::size_t swap) override {
+    const SwapSlots& s = swaps_.at(swap);
+    if (s.sendCount > 0) {
+      const int count = static_cast<int>(s.sendCount);
+      packGhostsKernel<S, P><<<blocksFor(count), kBlock, 0, stream_>>>(a_, sendIndices_ + s.sendOffset, count, s.axis,
+                                                                        s.shift, sendDev_ + 3 * s.sendOffset);
+      HOPSIM_CUDA_CHECK_LAUNCH("packGhostsKernel");
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(sendHost_ + 3 * s.sendOffset, sendDev_ + 3 * s.sendOffset,
+                                        3 * s.sendCount * sizeof(S), cudaMemcpyDeviceToHost, stream_));
+      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    return std::as_bytes(std::span<const S>(sendHost_ + 3 * s.sendOffset, 3 * s.sendCount));
+  }
+
+  std::span<std::byte> ghostInbox(std::size_t swap) override {
+    const SwapSlots& s = swaps_.at(swap);
+    return std::as_writable_bytes(std::span<S>(recvHost_ + 3 * (s.first - owned_), 3 * s.count));
+  }
+
+  void unpackGhosts(std::size_t swap) override {
+    const SwapSlots& s = swaps_.at(swap);
+    if (s.count == 0) return;
+    const std::size_t offset = 3 * (s.first - owned_);
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(recvDev_ + offset, recvHost_ + offset, 3 * s.count * sizeof(S),
+                                      cudaMemcpyHostToDevice, stream_));
+    unpackGhostsKernel<S, P><<<blocksFor(static_cast<int>(s.count)), kBlock, 0, stream_>>>(
+        a_, recvDev_ + offset, static_cast<int>(s.first), static_cast<int>(s.count));
+    HOPSIM_CUDA_CHECK_LAUNCH("unpackGhostsKernel");
+  }
+
+  RawThermo localSums() override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostScalars_, ds_, sizeof(DeviceScalars), cudaMemcpyDeviceToHost, stream_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    RawThermo t;
+    t.potential = hostScalars_->potential;
+    t.virial = hostScalars_->virial;
+    t.twoKinetic = hostScalars_->twoKinetic;
+    t.finite = hostScalars_->bad == 0 && std::isfinite(t.potential) && std::isfinite(t.virial) &&
+               std::isfinite(t.twoKinetic);
+    return t;
+  }
+
+  EngineStats stats() const override {
+    EngineStats s = stats_;
+    if (!config_.engine.timePhases) s.forceSeconds = s.integrateSeconds = std::numeric_limits<double>::quiet_NaN();
+    if (owned_ > 0) {
+      if (listCountsBuild_ != stats_.neighborBuilds) {
+        HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+        HOPSIM_CUDA_CHECK(cudaMemsetAsync(counts_, 0, sizeof(ListCounts), stream_));
+        listCountKernel<<<std::min(blocksFor(owned_), 1024), kBlock, 0, stream_>>>(a_.ncount, owned_, counts_);
+        HOPSIM_CUDA_CHECK_LAUNCH("listCountKernel");
+        HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostCounts_, counts_, sizeof(ListCounts), cudaMemcpyDeviceToHost, stream_));
+        HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        listCountsBuild_ = stats_.neighborBuilds;
+      }
+      s.meanNeighbors = static_cast<double>(hostCounts_->sum) / static_cast<double>(owned_);
+      s.maxNeighbors = hostCounts_->max;
+    }
+    return s;
+  }
+
+  std::string deviceName() const override { return deviceName_; }
+
+ private:
+  // Where one swap's data sits: its send list in sendIndices_ (and its packed positions at 3x that offset in the send
+  // buffers), its ghost slots (and their place in the receive buffers, counted from the first ghost).
+  struct SwapSlots {
+    int axis = 0;
+    S shift = 0;
+    std::size_t sendOffset = 0, sendCount = 0;
+    std::size_t first = 0, count = 0;
+  };
+
+  float elapsedMs(cudaEvent_t a, cudaEvent_t b) const {
+    float ms = 0;
+    HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    return ms;
+  }
+  double elapsed(cudaEvent_t a, cudaEvent_t b) const { return 1e-3 * elapsedMs(a, b); }
+
+  int sortBits() const {
+    int bits = 1;
+    while ((1LL << bits) < ncell_) ++bits;
+    return bits;
+  }
+
+  // Room for owned_ atoms, total_ atoms and `sends` sent positions; arrays grow by a quarter beyond what is needed so
+  // that atoms drifting in do not reallocate at every rebuild. Contents are not kept: load() uploads all of them.
+  void reserve(std::size_t sends) {
+    const auto grown = [](std::size_t need) { return need + need / 4 + 64; };
+    const std::size_t owned = static_cast<std::size_t>(owned_), total = static_cast<std::size_t>(total_);
+    if (owned > ownedCap_) {
+      ownedCap_ = grown(owned);
+      for (S** p : {&a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceFree(*p), deviceAlloc(*p, ownedCap_);
+      for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceFree(*p), deviceAlloc(*p, ownedCap_);
+      deviceFree(a_.id), deviceAlloc(a_.id, ownedCap_);
+      deviceFree(a_.ncount), deviceAlloc(a_.ncount, ownedCap_);
+      deviceFree(a_.nlist), deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * ownedCap_);
+    }
+    if (total > totalCap_) {
+      totalCap_ = grown(total);
+      for (S** p : {&a_.x, &a_.y, &a_.z}) deviceFree(*p), deviceAlloc(*p, totalCap_);
+      deviceFree(a_.pos), deviceAlloc(a_.pos, totalCap_);
+      deviceFree(keys_), deviceFree(keysSorted_), deviceFree(values_), deviceFree(order_);
+      deviceAlloc(keys_, totalCap_), deviceAlloc(keysSorted_, totalCap_);
+      deviceAlloc(values_, totalCap_), deviceAlloc(order_, totalCap_);
+      sortBytes_ = 0;
+      HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes_, keys_, keysSorted_, values_, order_,
+                                                        static_cast<int>(totalCap_), 0, sortBits(), stream_));
+      deviceFree(sortTemp_), deviceAlloc(sortTemp_, sortBytes_);
+      // Ghosts never outnumber all atoms: the receive buffers hold total_ positions.
+      deviceFree(recvDev_), deviceAlloc(recvDev_, 3 * totalCap_);
+      if (recvHost_) HOPSIM_CUDA_CHECK(cudaFreeHost(recvHost_));
+      HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&recvHost_), 3 * totalCap_ * sizeof(S)));
+    }
+    if (sends > sendCap_) {
+      sendCap_ = grown(sends);
+      deviceFree(sendIndices_), deviceAlloc(sendIndices_, sendCap_);
+      deviceFree(sendDev_), deviceAlloc(sendDev_, 3 * sendCap_);
+      if (sendHost_) HOPSIM_CUDA_CHECK(cudaFreeHost(sendHost_));
+      HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&sendHost_), 3 * sendCap_ * sizeof(S)));
+    }
+  }
+
+  // Bin owned and ghost atoms, sort them by bin (indices only), find the bin ranges, build the list of every owned
+  // atom (growing it when an atom has more neighbours). Synchronises once per attempt for the overflow check.
+  void buildList() {
+    HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[0], stream_));
+    if (total_ > 0) {
+      Arrays<S, P> all = a_;  // binning covers the ghosts too
+      all.n = total_;
+      binKernel<S, P, false><<<blocksFor(total_), kBlock, 0, stream_>>>(all, region_, keys_, values_);
+      HOPSIM_CUDA_CHECK_LAUNCH("binKernel<region>");
+      HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_,
+                                                        total_, 0, sortBits(), stream_));
+    }
+    cellStartKernel<<<blocksFor(total_ + 1), kBlock, 0, stream_>>>(keysSorted_, total_, ncell_, cellStart_);
+    HOPSIM_CUDA_CHECK_LAUNCH("cellStartKernel");
+    for (;;) {
+      HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->overflow, 0, sizeof(int), stream_));
+      if (owned_ > 0) {
+        buildListBinsKernel<S, P, false><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, region_, cellStart_, order_,
+                                                                                     rangeSq_, ds_);
+        HOPSIM_CUDA_CHECK_LAUNCH("buildListBinsKernel<region>");
+      }
+      HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->overflow, &ds_->overflow, sizeof(int), cudaMemcpyDeviceToHost,
+                                        stream_));
+      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      if (hostScalars_->overflow == 0) break;
+      const int overflow = hostScalars_->overflow;
+      deviceFree(a_.nlist);
+      a_.stride = overflow + overflow / 4 + 8;
+      deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * ownedCap_);
+    }
+    stats_.neighborSeconds += elapsed(nbEv_[0], nbEv_[1]);
+    ++stats_.neighborBuilds;
+  }
+
+  void freeArrays() {
+    for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceFree(*p);
+    for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceFree(*p);
+    deviceFree(a_.pos), deviceFree(a_.id), deviceFree(a_.ncount), deviceFree(a_.nlist);
+    deviceFree(keys_), deviceFree(keysSorted_), deviceFree(values_), deviceFree(order_), deviceFree(sortTemp_);
+    deviceFree(sendIndices_), deviceFree(sendDev_), deviceFree(recvDev_);
+    if (sendHost_) cudaFreeHost(sendHost_);
+    if (recvHost_) cudaFreeHost(recvHost_);
+    sendHost_ = recvHost_ = nullptr;
+  }
+
+  DomainDeviceConfig config_;
+  int gpu_ = 0;
+  std::string deviceName_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t ev_[3] = {nullptr, nullptr, nullptr};  // phase timing (timePhases)
+  cudaEvent_t nbEv_[2] = {nullptr, nullptr};         // around each list build, timed in every mode
+  DeviceScalars* ds_ = nullptr;
+  DeviceScalars* hostScalars_ = nullptr;  // pinned
+  LjCoefficients<P> coeff_;
+  StepParams params_{};
+  BoxParams region_{};
+  P rangeSq_ = 0;
+  Arrays<S, P> a_{};
+  double mass_ = 1;
+  int owned_ = 0, total_ = 0, ncell_ = 0;
+  std::size_t ownedCap_ = 0, totalCap_ = 0, sendCap_ = 0;
+  unsigned *keys_ = nullptr, *keysSorted_ = nullptr;
+  int *values_ = nullptr, *order_ = nullptr, *cellStart_ = nullptr;
+  unsigned char* sortTemp_ = nullptr;
+  std::size_t sortBytes_ = 0;
+  std::vector<SwapSlots> swaps_;
+  int* sendIndices_ = nullptr;
+  S *sendDev_ = nullptr, *recvDev_ = nullptr;    // packed positions on the device
+  S *sendHost_ = nullptr, *recvHost_ = nullptr;  // and in pinned host memory, for MPI
+  ListCounts* counts_ = nullptr;      // device
+  ListCounts* hostCounts_ = nullptr;  // pinned
+  mutable long long listCountsBuild_ = -1;  // the build whose counts hostCounts_ holds
+  EngineStats stats_;
+};
+
+}  // namespace
+
+template <class S>
+std::unique_ptr<DomainMdDevice<S>> makeDomainMdDevice(const DomainDeviceConfig& config) {
+  const Precision p = config.engine.precision;
+  if constexpr (std::is_same_v<S, float>) {
+    if (p == Precision::Single) return std::make_unique<CudaDomainMdDevice<float, float, float>>(config);
+  } else {
+    if (p == Precision::Mixed) return std::make_unique<CudaDomainMdDevice<double, float, double>>(config);
+    if (p == Precision::Double) return std::make_unique<CudaDomainMdDevice<double, double, double>>(config);
+  }
+  throw std::logic_error("the storage type of the atoms does not match the precision");
+}
+
+template std::unique_ptr<DomainMdDevice<float>> makeDomainMdDevice<float>(const DomainDeviceConfig&);
+template std::unique_ptr<DomainMdDevice<double>> makeDomainMdDevice<double>(const DomainDeviceConfig&);
+
+}  // namespace hopsim::md

@@ -1,0 +1,329 @@
+// Device kernels and helpers shared by the MD engines on the GPU: the single-rank periodic engine (CudaMdEngine.cu)
+// and one rank of a decomposed run (CudaDomainMdDevice.cu). `Periodic` picks between a periodic box (minimum image,
+// positions wrapped every drift) and a rank's bounded region whose ghosts already sit at their periodic images (no
+// minimum image, no wrapping between rebuilds); everything else is the same code.
+#pragma once
+
+#include <cub/block/block_reduce.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/common/CudaCheck.h"
+#include "kernels/md/Integrate.h"
+#include "kernels/md/LjForce.h"
+#include "kernels/md/PeriodicBox.h"
+
+namespace hopsim::md {
+
+// Each including file gets its own copy of the kernels (no relocatable device code, no cross-file symbols).
+namespace {
+
+constexpr int kBlock = 256;
+
+template <class P> struct Vec4;
+template <> struct Vec4<float> { using type = float4; };
+#if CUDART_VERSION >= 13000
+template <> struct Vec4<double> { using type = double4_32a; };  // CUDA 13 deprecates the ambiguous double4
+#else
+template <> struct Vec4<double> { using type = double4; };
+#endif
+
+// Device-side scalars shared by the kernels of a step (one allocation, so graph nodes see fixed addresses).
+struct DeviceScalars {
+  double potential, virial, twoKinetic;
+  double nhScale1, nhScale2;
+  NoseHooverState nh;
+  unsigned long long step;
+  int rebuild, overflow, bad;
+};
+
+// Neighbour counts of the current list, reduced on demand for stats().
+struct ListCounts {
+  unsigned long long sum;
+  int max;
+};
+
+template <class S, class P>
+struct Arrays {
+  S *x, *y, *z, *vx, *vy, *vz, *x0, *y0, *z0;
+  P *fx, *fy, *fz;
+  typename Vec4<P>::type* pos;
+  long long* id;
+  int* nlist;
+  int* ncount;
+  int stride;
+  int n;  // atoms integrated and listed (a decomposed run's owned atoms; its ghosts follow them in x, y, z and pos)
+};
+
+struct BoxParams {
+  double lo[3];  // where bin 0 starts in a rank's region (its lower corner); a periodic box starts at 0
+  double L[3], H[3];
+  int cells[3];
+  double inverseCell[3];
+  int reach;  // bins are at least range / reach wide; the list search spans reach bins each way
+};
+
+// Bin along one axis, clamped to the grid (a rounding error outside it, or a NaN, lands in an edge bin). A periodic
+// box starts at 0: no origin to subtract.
+template <bool Periodic, class T>
+__device__ int axisBin(T x, int d, const BoxParams& b) {
+  if constexpr (Periodic) return min(b.cells[d] - 1, max(0, static_cast<int>(x * b.inverseCell[d])));
+  else return min(b.cells[d] - 1, max(0, static_cast<int>((x - b.lo[d]) * b.inverseCell[d])));
+}
+
+template <bool Periodic, class T>
+__device__ int cellIndexOf(T x, T y, T z, const BoxParams& b) {
+  const int cx = axisBin<Periodic>(x, 0, b), cy = axisBin<Periodic>(y, 1, b), cz = axisBin<Periodic>(z, 2, b);
+  return cx + b.cells[0] * (cy + b.cells[1] * cz);
+}
+
+template <class S, class P, bool Periodic>
+__global__ void binKernel(Arrays<S, P> a, BoxParams b, unsigned* keys, int* values) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  keys[i] = static_cast<unsigned>(cellIndexOf<Periodic>(a.x[i], a.y[i], a.z[i], b));
+  values[i] = i;
+}
+
+template <class T>
+__global__ void gatherKernel(const T* __restrict__ in, T* __restrict__ out, const int* __restrict__ order, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[order[i]];
+}
+
+// cellStart[c] = first sorted atom of bin c, cellStart[ncell] = n (bin c holds cellStart[c] .. cellStart[c + 1] - 1).
+// Thread i (0..n) fills the bins after the previous atom's bin up to its own: empty bins included, no memset.
+__global__ void cellStartKernel(const unsigned* sortedKeys, int n, int ncell, int* cellStart) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > n) return;
+  const int previous = i == 0 ? -1 : static_cast<int>(sortedKeys[i - 1]);
+  const int current = i == n ? ncell : static_cast<int>(sortedKeys[i]);
+  for (int c = previous + 1; c <= current; ++c) cellStart[c] = i;
+}
+
+// Positions for the pair loop, in pair precision, and the reference positions of this build.
+template <class S, class P>
+__global__ void refreshKernel(Arrays<S, P> a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  a.pos[i] = {P(a.x[i]), P(a.y[i]), P(a.z[i]), P(0)};
+  a.x0[i] = a.x[i], a.y0[i] = a.y[i], a.z0[i] = a.z[i];
+}
+
+template <class T>
+__device__ __forceinline__ T loadVec(const T* p) {
+  return *p;
+}
+template <>
+__device__ __forceinline__ float4 loadVec(const float4* p) {
+  return __ldg(p);
+}
+
+// The list by bins, one thread per atom. Periodic: the small boxes of the single-rank engine (fewer than 2 reach + 1
+// bins on some axis, where the row-wise build would name a bin twice), bins walked modulo the grid, minimum image per
+// candidate, atoms stored sorted by bin. Not periodic: a rank's region, bins clipped at its faces, no image; its atoms
+// stay in place (owned first, then ghosts, as the exchange keeps them), so bin slot k holds atom binned[k].
+template <class S, class P, bool Periodic>
+__global__ void buildListBinsKernel(Arrays<S, P> a, BoxParams b, const int* cellStart, const int* binned, P rangeSq,
+                                    DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const auto pi = a.pos[i];
+  const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
+  const int c = cellIndexOf<Periodic>(pi.x, pi.y, pi.z, b);
+  const int c3[3] = {c % b.cells[0], (c / b.cells[0]) % b.cells[1], c / (b.cells[0] * b.cells[1])};
+  // With fewer than 2 reach + 1 bins along an axis the offsets would name some bins twice: visit each bin once.
+  int lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    if constexpr (Periodic) {
+      const bool wraps = b.cells[d] < 2 * b.reach + 1;
+      lo[d] = wraps ? 0 : -b.reach;
+      hi[d] = wraps ? b.cells[d] - 1 : b.reach;
+    } else {
+      lo[d] = max(-b.reach, -c3[d]);
+      hi[d] = min(b.reach, b.cells[d] - 1 - c3[d]);
+    }
+  }
+  int m = 0;
+  for (int oz = lo[2]; oz <= hi[2]; ++oz)
+    for (int oy = lo[1]; oy <= hi[1]; ++oy)
+      for (int ox = lo[0]; ox <= hi[0]; ++ox) {
+        const int nx = (c3[0] + ox + b.cells[0]) % b.cells[0];
+        const int ny = (c3[1] + oy + b.cells[1]) % b.cells[1];
+        const int nz = (c3[2] + oz + b.cells[2]) % b.cells[2];
+        const int nc = nx + b.cells[0] * (ny + b.cells[1] * nz);
+        for (int k = cellStart[nc]; k < cellStart[nc + 1]; ++k) {
+          const int j = Periodic ? k : binned[k];
+          if (j == i) continue;
+          const auto pj = a.pos[j];
+          P dx = P(pi.x - pj.x), dy = P(pi.y - pj.y), dz = P(pi.z - pj.z);
+          if constexpr (Periodic) {
+            dx = minimumImage(dx, L[0], H[0]);
+            dy = minimumImage(dy, L[1], H[1]);
+            dz = minimumImage(dz, L[2], H[2]);
+          }
+          if (dx * dx + dy * dy + dz * dz < rangeSq) {
+            if (m < a.stride) a.nlist[static_cast<std::size_t>(m) * a.n + i] = j;
+            ++m;
+          }
+        }
+      }
+  a.ncount[i] = m;
+  if (m > a.stride) atomicMax(&ds->overflow, m);
+}
+
+struct MaxOp {  // cub::Max is gone from CUDA 13's CUB
+  __device__ int operator()(int x, int y) const { return x > y ? x : y; }
+};
+
+// Sum and maximum of the per-atom neighbour counts (for stats(); not part of a step).
+__global__ void __launch_bounds__(kBlock) listCountKernel(const int* count, int n, ListCounts* out) {
+  unsigned long long sum = 0;
+  int mx = 0;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    sum += static_cast<unsigned long long>(count[i]);
+    mx = max(mx, count[i]);
+  }
+  using SumReduce = cub::BlockReduce<unsigned long long, kBlock>;
+  using MaxReduce = cub::BlockReduce<int, kBlock>;
+  __shared__ typename SumReduce::TempStorage sumTmp;
+  __shared__ typename MaxReduce::TempStorage maxTmp;
+  const unsigned long long blockSum = SumReduce(sumTmp).Sum(sum);
+  const int blockMax = MaxReduce(maxTmp).Reduce(mx, MaxOp{});
+  if (threadIdx.x == 0) {
+    atomicAdd(&out->sum, blockSum);
+    atomicMax(&out->max, blockMax);
+  }
+}
+
+// Periodic: minimum image per pair; not periodic: ghosts carry their image already.
+template <class S, class P, class A, bool Energy, bool Periodic>
+__global__ void __launch_bounds__(kBlock) forceKernel(Arrays<S, P> a, BoxParams b, LjCoefficients<P> c, DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  PairSums<P, A> sum;
+  if (i < a.n) {
+    const auto* __restrict__ pos = a.pos;
+    const int* __restrict__ entry = a.nlist + i;
+    const std::size_t n = static_cast<std::size_t>(a.n);
+    const auto pi = loadVec(pos + i);
+    const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
+    const int m = __ldg(a.ncount + i);
+    // Unrolled so that the index and position loads of several neighbours are in flight together.
+#pragma unroll 4
+    for (int k = 0; k < m; ++k) {
+      const int j = __ldg(entry + static_cast<std::size_t>(k) * n);
+      const auto pj = loadVec(pos + j);
+      if constexpr (Periodic)
+        addPair(minimumImage(P(pi.x - pj.x), L[0], H[0]), minimumImage(P(pi.y - pj.y), L[1], H[1]),
+                minimumImage(P(pi.z - pj.z), L[2], H[2]), c, Energy, sum);
+      else
+        addPair(P(pi.x - pj.x), P(pi.y - pj.y), P(pi.z - pj.z), c, Energy, sum);
+    }
+    a.fx[i] = sum.fx, a.fy[i] = sum.fy, a.fz[i] = sum.fz;
+    if (!isfinite(sum.fx) || !isfinite(sum.fy) || !isfinite(sum.fz)) ds->bad = 1;
+  }
+  if (Energy) {
+    using Reduce = cub::BlockReduce<double, kBlock>;
+    __shared__ typename Reduce::TempStorage tmp;
+    const double be = Reduce(tmp).Sum(0.5 * double(sum.energy));
+    __syncthreads();
+    const double bw = Reduce(tmp).Sum(0.5 * double(sum.virial));
+    if (threadIdx.x == 0) {
+      atomicAdd(&ds->potential, be);
+      atomicAdd(&ds->virial, bw);
+    }
+  }
+}
+
+struct StepParams {
+  double dt, dtf, trigger;  // trigger: (skin/2)^2
+  LangevinParams langevin;
+  bool useLangevin, useScale;
+};
+
+// First half of velocity Verlet: kick with the old forces (after the Nose-Hoover scaling), drift, and flag a rebuild
+// when a particle has moved more than skin/2 since the last build. Periodic: wrapped into the box, displacement by
+// minimum image. Not periodic: a rank's owned atoms stay unwrapped until the rebuild migrates them (they must stay
+// next to the ghosts their neighbours were sent), and a NaN displacement counts as moved, as in DomainMdEngine.
+template <class S, class P, bool Periodic>
+__global__ void integrateFirstKernel(Arrays<S, P> a, BoxParams b, StepParams p, DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const S scale = p.useScale ? S(ds->nhScale1) : S(1);
+  const S dt = S(p.dt), dtf = S(p.dtf);
+  const S L[3] = {S(b.L[0]), S(b.L[1]), S(b.L[2])}, H[3] = {S(b.H[0]), S(b.H[1]), S(b.H[2])};
+  const S vx = a.vx[i] * scale + dtf * S(a.fx[i]);
+  const S vy = a.vy[i] * scale + dtf * S(a.fy[i]);
+  const S vz = a.vz[i] * scale + dtf * S(a.fz[i]);
+  S x = S(a.x[i] + dt * vx), y = S(a.y[i] + dt * vy), z = S(a.z[i] + dt * vz);
+  if constexpr (Periodic) x = wrapOnce(x, L[0]), y = wrapOnce(y, L[1]), z = wrapOnce(z, L[2]);
+  a.vx[i] = vx, a.vy[i] = vy, a.vz[i] = vz;
+  a.x[i] = x, a.y[i] = y, a.z[i] = z;
+  a.pos[i] = {P(x), P(y), P(z), P(0)};
+  if constexpr (Periodic) {
+    const S dx = minimumImage(S(x - a.x0[i]), L[0], H[0]);
+    const S dy = minimumImage(S(y - a.y0[i]), L[1], H[1]);
+    const S dz = minimumImage(S(z - a.z0[i]), L[2], H[2]);
+    if (dx * dx + dy * dy + dz * dz > S(p.trigger)) ds->rebuild = 1;
+  } else {
+    const S dx = x - a.x0[i], dy = y - a.y0[i], dz = z - a.z0[i];
+    if (!(dx * dx + dy * dy + dz * dz <= S(p.trigger))) ds->rebuild = 1;
+  }
+}
+
+// Second half: thermostat forces (Langevin), kick, and the kinetic energy sum for thermo and Nose-Hoover.
+template <class S, class P>
+__global__ void __launch_bounds__(kBlock) integrateSecondKernel(Arrays<S, P> a, StepParams p, DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  double ke = 0;
+  if (i < a.n) {
+    S fx = S(a.fx[i]), fy = S(a.fy[i]), fz = S(a.fz[i]);
+    if (p.useLangevin) {
+      const auto id = static_cast<std::uint64_t>(a.id[i]);
+      fx += langevinForce(a.vx[i], p.langevin, ds->step, id, 0);
+      fy += langevinForce(a.vy[i], p.langevin, ds->step, id, 1);
+      fz += langevinForce(a.vz[i], p.langevin, ds->step, id, 2);
+      a.fx[i] = P(fx), a.fy[i] = P(fy), a.fz[i] = P(fz);
+    }
+    const S dtf = S(p.dtf);
+    const S vx = a.vx[i] + dtf * fx, vy = a.vy[i] + dtf * fy, vz = a.vz[i] + dtf * fz;
+    a.vx[i] = vx, a.vy[i] = vy, a.vz[i] = vz;
+    ke = double(vx) * vx + double(vy) * vy + double(vz) * vz;
+  }
+  using Reduce = cub::BlockReduce<double, kBlock>;
+  __shared__ typename Reduce::TempStorage tmp;
+  const double sum = Reduce(tmp).Sum(ke);
+  if (threadIdx.x == 0) atomicAdd(&ds->twoKinetic, sum);
+}
+
+// twoKinetic times a factor: the mass after summing v^2 (giving sum m v^2), or s^2 after scaling velocities by s.
+__global__ void kineticKernelScale(DeviceScalars* ds, double factor) { ds->twoKinetic *= factor; }
+
+template <class S, class P>
+__global__ void scaleVelocitiesKernel(Arrays<S, P> a, const DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const S s = S(ds->nhScale2);
+  a.vx[i] *= s, a.vy[i] *= s, a.vz[i] *= s;
+}
+__global__ void nextStepKernel(DeviceScalars* ds) { ds->step += 1; }
+
+inline int blocksFor(int n) { return (n + kBlock - 1) / kBlock; }
+
+template <class T>
+void deviceAlloc(T*& p, std::size_t count) {
+  HOPSIM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(count, 1) * sizeof(T)));
+}
+template <class T>
+void deviceFree(T*& p) {
+  if (p) cudaFree(p);
+  p = nullptr;
+}
+
+
+}  // namespace
+
+}  // namespace hopsim::md

@@ -1,0 +1,262 @@
+// Decomposed MD on GPUs: DomainMdEngine's step with the atoms on this rank's GPU (kernels/md/DomainMdDevice.h)
+// and, on the host, what needs MPI: the control allreduce, the ghost refresh and the rebuild.
+//
+// A rebuild brings the owned atoms to the host and runs DomainMdEngine's rebuild there (wrap, migrate through
+// AtomExchange, sort by bin, borders) before loading owned atoms and ghosts back and building the list on the GPU:
+// migration and ghost selection stay one implementation, at the price of a host round trip every ~10-20 steps.
+// Between rebuilds the GPU packs the positions each swap sends, the host passes them on with MPI through pinned
+// buffers, and the GPU unpacks them: six messages in AtomExchange's order, each after the previous one is unpacked
+// (later axes forward ghosts earlier axes brought in).
+#include "solvers/md/DomainMdEngine.h"
+
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
+#include <limits>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/md/DomainMdDevice.h"
+#include "kernels/md/PeriodicBox.h"
+#include "kernels/md/cpu/CpuLocalNeighborList.h"
+#include "solvers/md/AtomExchange.h"
+#include "solvers/md/LocalAtoms.h"
+#include "solvers/md/Thermostats.h"
+#include "solvers/md/VelocityInit.h"
+
+namespace hopsim::md {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+template <class S>
+class CudaDomainMdEngine final : public MdEngine {
+ public:
+  CudaDomainMdEngine(const EngineConfig& c, const Decomposition& d, const mpi::Comm& comm,
+                     std::unique_ptr<DomainMdDevice<S>> device)
+      : config_(c), decomp_(d), comm_(comm), exchange_(d, comm, c.lj.cutoff + c.skin), device_(std::move(device)) {
+    // The host bins only to sort the owned atoms at a rebuild (locality on the GPU); the list is the GPU's.
+    const DomainDeviceConfig dc = domainDeviceConfig(c, d, 0);
+    sorter_.setRegion(dc.lo, dc.hi, c.lj.cutoff + c.skin);
+  }
+
+  void initialize(const ParticleState& s) override {
+    // Every rank holds the whole initial state (it parsed the case) and keeps what its sub-box owns.
+    nGlobal_ = s.size();
+    mass_ = s.mass;
+    box_ = s.box.length;
+    atoms_.clear();
+    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const S r[3] = {wrapOnce(S(s.x[i]), L[0]), wrapOnce(S(s.y[i]), L[1]), wrapOnce(S(s.z[i]), L[2])};
+      bool mine = true;
+      for (int a = 0; a < 3; ++a) mine = mine && decomp_.ownerCoord(a, double(r[a])) == decomp_.coords()[a];
+      if (mine) atoms_.pushOwned(r[0], r[1], r[2], S(s.vx[i]), S(s.vy[i]), S(s.vz[i]), s.id[i]);
+    }
+    const auto& in = config_.integrator;
+    if (in.type == IntegratorType::NoseHoover) nh_ = noseHooverStart(in, degreesOfFreedom(nGlobal_));
+    device_->setMass(mass_);
+    rebuild(false);
+    device_->computeForces(true);
+    device_->measureKinetic();
+    twoKe_ = comm_.allreduceSum(device_->localSums().twoKinetic);
+  }
+
+  void advance(long long steps, long long firstStep) override {
+    if (steps <= 0) return;
+    const auto& in = config_.integrator;
+    const bool noseHoover = in.type == IntegratorType::NoseHoover;
+    std::vector<double> flags(2);
+    device_->setStep(firstStep + 1);
+    for (long long k = 0; k < steps; ++k) {
+      const bool last = k + 1 == steps;
+      const double scale = noseHoover ? noseHooverHalfStep(nh_, twoKe_, in.dt) : 1.0;
+      const StepFlags mine = device_->firstHalf(scale);
+      // One allreduce answers both "does anyone need a rebuild" and "did anyone see infinite forces last step".
+      auto t0 = Clock::now();
+      flags[0] = mine.rebuild ? 1 : 0, flags[1] = mine.badForces ? 1 : 0;
+      comm_.allreduceMax(flags);
+      stats_.commSeconds += since(t0);
+      if (flags[1] > 0) break;  // thermo() reports it; the caller stops
+      if (flags[0] > 0) rebuild(true);
+      else forwardGhosts();
+      device_->secondHalf(last);
+      if (noseHoover) {
+        twoKe_ = comm_.allreduceSum(device_->localSums().twoKinetic);
+        const double s2 = noseHooverHalfStep(nh_, twoKe_, in.dt);
+        device_->scaleVelocities(s2);
+        twoKe_ *= s2 * s2;
+      }
+    }
+  }
+
+  RawThermo thermo() override {
+    const RawThermo local = device_->localSums();
+    std::vector<double> sums{local.potential, local.virial, local.twoKinetic, local.finite ? 0.0 : 1.0};
+    comm_.allreduceSum(sums);
+    RawThermo t;
+    t.potential = sums[0];
+    t.virial = sums[1];
+    t.twoKinetic = sums[2];
+    t.finite = sums[3] == 0 && std::isfinite(sums[0]) && std::isfinite(sums[1]) && std::isfinite(sums[2]);
+    return t;
+  }
+
+  void download(ParticleState& s) override {
+    device_->download(atoms_);  // the host copy is scratch between rebuilds
+    const std::size_t n = atoms_.owned;
+    std::vector<double> local(7 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+      // Positions wrapped as the single-rank engines keep them (owned atoms may be outside between rebuilds).
+      local[7 * i + 0] = double(wrapOnce(atoms_.x[i], S(box_[0])));
+      local[7 * i + 1] = double(wrapOnce(atoms_.y[i], S(box_[1])));
+      local[7 * i + 2] = double(wrapOnce(atoms_.z[i], S(box_[2])));
+      local[7 * i + 3] = double(atoms_.vx[i]), local[7 * i + 4] = double(atoms_.vy[i]);
+      local[7 * i + 5] = double(atoms_.vz[i]), local[7 * i + 6] = double(atoms_.id[i]);
+    }
+    const std::vector<double> all = comm_.gather(local);
+    const std::size_t m = all.size() / 7;
+    s.resize(m);
+    s.mass = mass_;
+    s.box.length = box_;
+    for (std::size_t i = 0; i < m; ++i) {
+      s.x[i] = all[7 * i], s.y[i] = all[7 * i + 1], s.z[i] = all[7 * i + 2];
+      s.vx[i] = all[7 * i + 3], s.vy[i] = all[7 * i + 4], s.vz[i] = all[7 * i + 5];
+      s.id[i] = static_cast<long long>(all[7 * i + 6]);
+    }
+  }
+
+  void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
+    const std::vector<double> all = comm_.gather(device_->forces());
+    const std::size_t m = all.size() / 3;
+    fx.resize(m), fy.resize(m), fz.resize(m);
+    for (std::size_t i = 0; i < m; ++i) fx[i] = all[3 * i], fy[i] = all[3 * i + 1], fz[i] = all[3 * i + 2];
+  }
+
+  // Neighbour: the whole rebuild as the host waits for it (download, migration, borders, upload, GPU list build);
+  // force and integrate from CUDA events when the engine times phases, else NaN (not measured apart).
+  EngineStats stats() const override {
+    const EngineStats d = device_->stats();
+    EngineStats s = stats_;
+    s.neighborBuilds = d.neighborBuilds;
+    s.forceSeconds = d.forceSeconds;
+    s.integrateSeconds = d.integrateSeconds;
+    s.otherSeconds = std::numeric_limits<double>::quiet_NaN();
+    s.meanNeighbors = d.meanNeighbors;
+    s.maxNeighbors = d.maxNeighbors;
+    s.ownedAtoms = static_cast<long long>(owned_);
+    return s;
+  }
+
+  std::string backendName() const override {
+    const auto& g = decomp_.dims();
+    return fmt::format("cuda ({}) x {} MPI ranks ({}x{}x{})", device_->deviceName(), decomp_.size(), g[0], g[1], g[2]);
+  }
+
+ private:
+  // DomainMdEngine's rebuild with the atoms fetched from the GPU first (not at initialize: they come from the case)
+  // and loaded back after: the only place atoms change rank.
+  void rebuild(bool fetch) {
+    const auto t0 = Clock::now();
+    if (fetch) device_->download(atoms_);
+    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
+    for (std::size_t i = 0; i < atoms_.owned; ++i) {
+      atoms_.x[i] = wrapOnce(atoms_.x[i], L[0]);
+      atoms_.y[i] = wrapOnce(atoms_.y[i], L[1]);
+      atoms_.z[i] = wrapOnce(atoms_.z[i], L[2]);
+    }
+    stats_.migratedAtoms += exchange_.migrate(atoms_);
+    std::vector<double> check{double(exchange_.misplaced(atoms_)), double(atoms_.owned)};
+    comm_.allreduceSum(check);
+    if (check[0] > 0)
+      throw std::runtime_error(fmt::format(
+          "{} atoms moved further than the neighbouring rank between neighbour-list rebuilds (a time step too "
+          "large for this system, or overlapping atoms)", static_cast<long long>(check[0])));
+    if (static_cast<std::size_t>(check[1]) != nGlobal_)
+      throw std::logic_error(fmt::format("atom migration lost atoms: {} owned in all, {} in the system",
+                                         static_cast<long long>(check[1]), nGlobal_));
+    const auto order = sorter_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned);
+    for (auto* v : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz}) permute(order, *v);
+    permute(order, atoms_.id);
+    exchange_.borders(atoms_);
+    std::vector<GhostSwap<S>> swaps;
+    for (const auto& s : exchange_.swaps()) swaps.push_back({s.axis, s.shift, &s.indices, s.first, s.count});
+    device_->load(atoms_, swaps);
+    owned_ = atoms_.owned;
+    stats_.neighborSeconds += since(t0);
+  }
+
+  void forwardGhosts() {
+    const auto t0 = Clock::now();
+    const auto& swaps = exchange_.swaps();
+    for (std::size_t q = 0; q < swaps.size(); ++q) {
+      const auto& s = swaps[q];
+      const std::span<const std::byte> out = device_->packGhosts(q);
+      comm_.sendrecvBytes(out, s.sendTo, device_->ghostInbox(q), s.recvFrom, AtomExchange<S>::kForwardTag + s.tag);
+      device_->unpackGhosts(q);
+    }
+    stats_.commSeconds += since(t0);
+  }
+
+  template <class A>
+  static void permute(const std::vector<std::int32_t>& order, std::vector<A>& a) {
+    std::vector<A> tmp(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) tmp[k] = a[order[k]];
+    a.swap(tmp);
+  }
+
+  EngineConfig config_;
+  Decomposition decomp_;
+  mpi::Comm comm_;
+  AtomExchange<S> exchange_;
+  std::unique_ptr<DomainMdDevice<S>> device_;
+  CpuLocalNeighborList<S> sorter_;
+  NoseHooverState nh_;
+  std::size_t nGlobal_ = 0, owned_ = 0;
+  double mass_ = 1;
+  std::array<double, 3> box_{};
+  LocalAtoms<S> atoms_;  // host copy: filled at rebuilds and downloads only
+  double twoKe_ = 0;
+  EngineStats stats_;
+};
+
+}  // namespace
+
+DomainDeviceConfig domainDeviceConfig(const EngineConfig& config, const Decomposition& decomposition, int gpu) {
+  DomainDeviceConfig dc;
+  dc.engine = config;
+  dc.gpu = gpu;
+  const double range = config.lj.cutoff + config.skin;
+  for (int a = 0; a < 3; ++a) dc.lo[a] = decomposition.subLo(a) - range, dc.hi[a] = decomposition.subHi(a) + range;
+  return dc;
+}
+
+template <class S>
+std::unique_ptr<MdEngine> makeDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
+                                           const mpi::Comm& comm, std::unique_ptr<DomainMdDevice<S>> device) {
+  return std::make_unique<CudaDomainMdEngine<S>>(config, decomposition, comm, std::move(device));
+}
+template std::unique_ptr<MdEngine> makeDomainEngine<float>(const EngineConfig&, const Decomposition&, const mpi::Comm&,
+                                                           std::unique_ptr<DomainMdDevice<float>>);
+template std::unique_ptr<MdEngine> makeDomainEngine<double>(const EngineConfig&, const Decomposition&, const mpi::Comm&,
+                                                            std::unique_ptr<DomainMdDevice<double>>);
+
+std::unique_ptr<MdEngine> makeCudaDomainEngine(const EngineConfig& config, const Decomposition& decomposition,
+                                               const mpi::Comm& comm, int gpu) {
+  const DomainDeviceConfig dc = domainDeviceConfig(config, decomposition, gpu);
+  switch (config.precision) {
+    case Precision::Single: return makeDomainEngine<float>(config, decomposition, comm, makeDomainMdDevice<float>(dc));
+    case Precision::Mixed:
+    case Precision::Double:
+      return makeDomainEngine<double>(config, decomposition, comm, makeDomainMdDevice<double>(dc));
+  }
+  throw std::logic_error("unknown precision");
+}
+
+}  // namespace hopsim::md
