@@ -101,6 +101,17 @@ halo)
   fi
   run halo_memcheck_2 90 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests \
     "decomposed LBM on the GPU*" ;;
+mdmpi)
+  # Decomposed MD on the CUDA backend: thermo against the one-rank CUDA engine on 1, 2 and 4 ranks sharing GPU 0
+  # (and the MD MPI cases as a whole on 4), then the LJ benchmark on 1 and 2 ranks (2 GPUs where the machine has them).
+  for n in 1 2 4; do run "md_mpi_gpu_$n" 150 $M -n $n build/tests/hopsim_mpi_tests "[md][gpu]"; done
+  run md_mpi_all_4 150 $M -n 4 build/tests/hopsim_mpi_tests "[md]"
+  for n in 1 2; do
+    run "md_mpi_bench_${n}r" 120 $M -n $n $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[64,64,64]" \
+      --set precision=mixed --set device.backend=cuda --steps 500 --repeats 3 --json "$R/md_mpi_bench_${n}r.json"
+  done
+  run md_mpi_memcheck_2 120 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests \
+    "decomposed CUDA NVE*" ;;
 lbmbench)
   # The portable kernels on the benchmark cases, each against the copy bandwidth measured in the same process.
   for c in d3q19_256_single d3q19_256_half d2q9_4096_single d3q27_256_single; do
