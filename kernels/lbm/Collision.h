@@ -112,14 +112,21 @@ HOPSIM_UNROLL
   }
 }
 
+template <class T>
+HOPSIM_HD bool hasBodyForce(const CollisionParams<T>& p) {
+  return p.force[0] != T(0) || p.force[1] != T(0) || p.force[2] != T(0);
+}
+
 // Relaxes f (pre-collision, shifted) in place to its post-collision values. Returns rho and u.
-// Without a body force the Guo terms are zero; skipping them is a branch every cell of a launch takes the same way,
-// and it spares ~8 floating-point instructions per population, which the FP16-storage kernels (issue-bound, not
-// bandwidth-bound) turn into speed (docs/performance.md).
+// Without a body force the Guo terms are zero and collideWith<L, false> skips them (their arithmetic is a sixth of
+// an FP16 cell update, whose kernels are issue-bound: docs/performance.md). The GPU bulk kernels take Forced as a
+// template parameter chosen at launch rather than this branch: code on both sides of a branch is compiled into
+// different blocks, where the compiler fuses multiplies and adds differently from kernel to kernel, and kernels
+// that must agree bitwise (one cell or two per thread, portable or Hopper) would not.
 template <class L, class T>
 HOPSIM_HD void collide(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3]) {
-  if (p.force[0] == T(0) && p.force[1] == T(0) && p.force[2] == T(0)) collideWith<L, false>(f, p, rhoOut, u);
-  else collideWith<L, true>(f, p, rhoOut, u);
+  if (hasBodyForce(p)) collideWith<L, true>(f, p, rhoOut, u);
+  else collideWith<L, false>(f, p, rhoOut, u);
 }
 
 // Moments of stored post-collision populations: Guo forcing adds F to the momentum, so u = (j - F/2) / rho.

@@ -63,18 +63,26 @@ struct BoundaryCell {
 };
 
 // Fused pull-stream + collide update of a bulk cell: no flags, no faces, all loads issued before any arithmetic
-// so that the latency of the Q independent reads overlaps.
-template <class L, class Access, class T, class Index>
+// so that the latency of the Q independent reads overlaps. Forced: with the Guo force terms (collideWith).
+template <class L, bool Forced, class Access, class T, class Index>
 HOPSIM_HD void updateBulkCell(const DomainParams<T>& p, const Access& acc, const CellCursor<Index>& c) {
   T f[L::Q];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = acc.pull(i, c);
   T rho, u[3];
-  collide<L>(f, p.collision, rho, u);
+  collideWith<L, Forced>(f, p.collision, rho, u);
   const Access out = acc.forgotten();
   const CellCursor<Index> d = c.forgotten();
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);
+}
+
+// Calls launch.template operator()<Forced>() with Forced = hasBodyForce(p.collision): the bulk update's
+// compile-time choice of collision (see collide()), made once per launch.
+template <class T, class Launch>
+void withForcing(const DomainParams<T>& p, Launch&& launch) {
+  if (hasBodyForce(p.collision)) launch.template operator()<true>();
+  else launch.template operator()<false>();
 }
 
 // The same for a boundary cell, through the shared gather(): bounce-back, moving walls, inlet/outlet ghost nodes

@@ -469,8 +469,11 @@ class CudaLbm final : public LbmBackend {
     withAccess<Index>(parity, [&](const auto access) {
       for (const CellRegion& r : shellRegions_) {
         const auto blocks = static_cast<unsigned>((r.cells() + kMaxBlockThreads - 1) / kMaxBlockThreads);
-        bulkRegionKernel<L, Index><<<blocks, kMaxBlockThreads, 0, haloStream_.get()>>>(p_, cls_.get(), access, r);
-        HOPSIM_CUDA_CHECK_LAUNCH("bulkRegionKernel");
+        withForcing(p_, [&]<bool Forced>() {
+          bulkRegionKernel<L, Index, Forced><<<blocks, kMaxBlockThreads, 0, haloStream_.get()>>>(p_, cls_.get(),
+                                                                                                 access, r);
+          HOPSIM_CUDA_CHECK_LAUNCH("bulkRegionKernel");
+        });
       }
     });
     launchPart<Index>(haloStream_.get(), parity, forces, StepPart{nullptr, shell_.list, shell_.count});
@@ -530,8 +533,10 @@ class CudaLbm final : public LbmBackend {
     if (part.cls)
       withAccess<Index>(parity, [&](const auto access) {
         if (launchBulkPairs<L>(st, p_, part.cls, access, block_)) return;  // FP16, two lattices
-        bulkStepKernel<L, Index><<<grid_, block_, 0, st>>>(p_, part.cls, access);
-        HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
+        withForcing(p_, [&]<bool Forced>() {
+          bulkStepKernel<L, Index, Forced><<<grid_, block_, 0, st>>>(p_, part.cls, access);
+          HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
+        });
       });
     if (!part.count) return;
     const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces};

@@ -53,14 +53,14 @@ constexpr int halfPairMinBlocks() {
 // One thread per pair of cells (x, x + 1), x even; blocks of (bx, by) threads along x and y as in LbmKernels.cuh.
 // Aligned: nx is even, so every pair starts at an even index (4-byte __half2 accesses; the population arrays must
 // start 4-byte aligned, as cudaMalloc's do).
-template <class L, bool Aligned, class Index>
+template <class L, bool Aligned, bool Forced, class Index>
 __global__ void __launch_bounds__(kHalfPairMaxBlockThreads, halfPairMinBlocks<L>())
     bulkPairStepKernel(const __grid_constant__ DomainParams<float> p, const std::uint8_t* __restrict__ cls,
                        const TwoLatticeStep<L, __half, Index> access) {
   const int x = 2 * static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= p.n[0] || y >= p.n[1]) return;
-  updateBulkPairOfThread<L, Aligned>(p, cls, access, x, y, static_cast<int>(blockIdx.z));
+  updateBulkPairOfThread<L, Aligned, Forced>(p, cls, access, x, y, static_cast<int>(blockIdx.z));
 }
 
 // HOPSIM_LBM_HALF_PAIRS: 1 (default) two cells per thread, 0 the one-cell kernel. Read at every launch (a captured
@@ -95,9 +95,11 @@ bool launchBulkPairs(cudaStream_t st, const DomainParams<T>& p, const std::uint8
     const unsigned pairs = static_cast<unsigned>((p.n[0] + 1) / 2);
     const dim3 grid((pairs + block.x - 1) / block.x, (static_cast<unsigned>(p.n[1]) + block.y - 1) / block.y,
                     static_cast<unsigned>(p.n[2]));
-    if (p.n[0] % 2 == 0) bulkPairStepKernel<L, true><<<grid, block, 0, st>>>(p, cls, access);
-    else bulkPairStepKernel<L, false><<<grid, block, 0, st>>>(p, cls, access);
-    HOPSIM_CUDA_CHECK_LAUNCH("bulkPairStepKernel");
+    withForcing(p, [&]<bool Forced>() {
+      if (p.n[0] % 2 == 0) bulkPairStepKernel<L, true, Forced><<<grid, block, 0, st>>>(p, cls, access);
+      else bulkPairStepKernel<L, false, Forced><<<grid, block, 0, st>>>(p, cls, access);
+      HOPSIM_CUDA_CHECK_LAUNCH("bulkPairStepKernel");
+    });
     return true;
   }
 }

@@ -76,7 +76,7 @@ HOPSIM_HD void putPair(const TwoLatticeStep<L, __half, Index>& acc, int i, Index
 }
 
 // Fused pull-stream + collide update of two bulk cells c0 and c1 = c0 + x (c0.pos[0] even when Aligned).
-template <class L, bool Aligned, class Index>
+template <class L, bool Aligned, bool Forced, class Index>
 HOPSIM_HD void updateBulkPair(const DomainParams<float>& p, const TwoLatticeStep<L, __half, Index>& acc,
                               const CellCursor<Index>& c0, const CellCursor<Index>& c1) {
   using Store = PopulationStorage<__half>;
@@ -93,7 +93,7 @@ HOPSIM_UNROLL
   float f[L::Q], rho, u[3];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(__low2half(h[i]));
-  collide<L>(f, p.collision, rho, u);
+  collideWith<L, Forced>(f, p.collision, rho, u);
   // Cell c0's results wait the same way; cell c1's inputs come out.
 HOPSIM_UNROLL
   for (int k = 0; k < kWords; ++k) {
@@ -104,7 +104,7 @@ HOPSIM_UNROLL
     if (two) f[2 * k + 1] = Store::decode(__high2half(wait[k]));
     wait[k] = packed(done);
   }
-  collide<L>(f, p.collision, rho, u);
+  collideWith<L, Forced>(f, p.collision, rho, u);
   // Store addresses recomputed from values the compiler must treat as new (see forgetValue): keeping the load
   // addresses alive across the two collisions would cost registers.
   const auto out = acc.forgotten();
@@ -118,7 +118,7 @@ HOPSIM_UNROLL
 
 // What one thread of the pair kernel does: the bulk cells among (x, y, z) and (x + 1, y, z), x even. Cells outside
 // the box or not bulk are left alone (the boundary kernel updates the fluid ones).
-template <class L, bool Aligned, class Index>
+template <class L, bool Aligned, bool Forced, class Index>
 HOPSIM_HD void updateBulkPairOfThread(const DomainParams<float>& p, const std::uint8_t* cls,
                                       const TwoLatticeStep<L, __half, Index>& acc, int x, int y, int z) {
   const auto c0 = CellCursor<Index>::make(p, x, y, z);
@@ -139,7 +139,7 @@ HOPSIM_HD void updateBulkPairOfThread(const DomainParams<float>& p, const std::u
     bulk1 = hasSecond && cls[static_cast<Index>(c0.self + Index(1))] == kCellBulk;
   }
   if (bulk0 && bulk1) {
-    updateBulkPair<L, Aligned>(p, acc, c0, c0.nextAlongX(p));
+    updateBulkPair<L, Aligned, Forced>(p, acc, c0, c0.nextAlongX(p));
     return;
   }
   // Rare (next to boundaries and obstacles, and the last cell of a row of odd length): one cell at a time, one
@@ -149,7 +149,7 @@ HOPSIM_HD void updateBulkPairOfThread(const DomainParams<float>& p, const std::u
 #endif
   for (int k = 0; k < 2; ++k) {
     if (!(k == 0 ? bulk0 : bulk1)) continue;
-    updateBulkCell<L>(p, acc, k == 0 ? c0 : c0.nextAlongX(p));
+    updateBulkCell<L, Forced>(p, acc, k == 0 ? c0 : c0.nextAlongX(p));
   }
 }
 

@@ -44,14 +44,15 @@ constexpr int bulkMinBlocks() {
 }
 
 // The hot kernel: every bulk cell of the box (other cells return at once; the boundary kernel does them).
-template <class L, class Index, class Access, class T>
+// Forced = hasBodyForce(p.collision), chosen at launch (see collide()).
+template <class L, class Index, bool Forced, class Access, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
     bulkStepKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls, const Access access) {
   int x, y, z;
   if (!cellOfThread(p, 0, x, y, z)) return;
   const auto c = CellCursor<Index>::make(p, x, y, z);
   if (cls[c.self] != kCellBulk) return;
-  updateBulkCell<L>(p, access, c);
+  updateBulkCell<L, Forced>(p, access, c);
 }
 
 // The fluid cells next to a face or a solid cell, from a list (64-bit indices: few cells, one instantiation).

@@ -226,8 +226,9 @@ class HopperLbm final : public LbmBackend {
   }
 
   template <class Index, bool Tma>
-  static auto clusterKernel() {
-    return &clusterStepKernel<L, S, Index, Tma>;
+  auto clusterKernel() const {
+    return hasBodyForce(p_.collision) ? &clusterStepKernel<L, S, Index, Tma, true>
+                                      : &clusterStepKernel<L, S, Index, Tma, false>;
   }
 
   template <class Index, bool Tma>
@@ -396,8 +397,10 @@ class HopperLbm final : public LbmBackend {
       else launchCluster<Index, false>(st, parity);
     } else {
       const TwoLatticeStep<L, S, Index> access{f_[parity].get(), f_[parity ^ 1].get(), n};
-      bulkStepKernel<L, Index><<<grid_, block_, 0, st>>>(p_, cls_.get(), access);
-      HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
+      withForcing(p_, [&]<bool Forced>() {
+        bulkStepKernel<L, Index, Forced><<<grid_, block_, 0, st>>>(p_, cls_.get(), access);
+        HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
+      });
     }
     if (!boundaryCount_) return;
     const BoundaryArgs<T> args{p_, flags_.get(), boundary_.get(), boundaryCount_, forces};

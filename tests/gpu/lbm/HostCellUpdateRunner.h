@@ -45,7 +45,7 @@ class HostCellUpdateRunner final : public LbmBackend {
       forEachCell([&](const CellCursor<Index>& c) {
         const std::uint8_t kind = cls_[c.self];
         const auto update = [&](const auto& access) {
-          if (kind == kCellBulk) updateBulkCell<L>(p_, access, c);
+          if (kind == kCellBulk) withForcing(p_, [&]<bool Forced>() { updateBulkCell<L, Forced>(p_, access, c); });
           else if (kind == kCellBoundary) updateBoundaryCell<L>(p_, flags_.data(), access, c, out);
         };
         if (!inPlace_) update(TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n});

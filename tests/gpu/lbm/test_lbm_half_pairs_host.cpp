@@ -35,18 +35,21 @@ class HalfSweeps {
   void step(bool pairs) {
     const TwoLatticeStep<L, __half, Index> acc{f_[parity_].data(), f_[parity_ ^ 1].data(),
                                                static_cast<Index>(flags_.size())};
-    if (pairs) {
-      for (int z = 0; z < p_.n[2]; ++z)
-        for (int y = 0; y < p_.n[1]; ++y)
-          for (int x = 0; x < p_.n[0]; x += 2) {
-            if (p_.n[0] % 2 == 0) updateBulkPairOfThread<L, true>(p_, cls_.data(), acc, x, y, z);
-            else updateBulkPairOfThread<L, false>(p_, cls_.data(), acc, x, y, z);
-          }
-    } else {
-      forEachCell([&](const CellCursor<Index>& c) {
-        if (cls_[c.self] == kCellBulk) updateBulkCell<L>(p_, acc, c);
-      });
-    }
+    // As the GPU launches choose it: the bulk update with the force terms only where there is a body force.
+    withForcing(p_, [&]<bool Forced>() {
+      if (pairs) {
+        for (int z = 0; z < p_.n[2]; ++z)
+          for (int y = 0; y < p_.n[1]; ++y)
+            for (int x = 0; x < p_.n[0]; x += 2) {
+              if (p_.n[0] % 2 == 0) updateBulkPairOfThread<L, true, Forced>(p_, cls_.data(), acc, x, y, z);
+              else updateBulkPairOfThread<L, false, Forced>(p_, cls_.data(), acc, x, y, z);
+            }
+      } else {
+        forEachCell([&](const CellCursor<Index>& c) {
+          if (cls_[c.self] == kCellBulk) updateBulkCell<L, Forced>(p_, acc, c);
+        });
+      }
+    });
     forEachCell([&](const CellCursor<Index>& c) {
       if (cls_[c.self] == kCellBoundary) updateBoundaryCell<L>(p_, flags_.data(), acc, c, nullptr);
     });
