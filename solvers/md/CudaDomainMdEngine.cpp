@@ -9,6 +9,7 @@
 // (later axes forward ghosts earlier axes brought in).
 #include "solvers/md/DomainMdEngine.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -139,8 +140,9 @@ class CudaDomainMdEngine final : public MdEngine {
     for (std::size_t i = 0; i < m; ++i) fx[i] = all[3 * i], fy[i] = all[3 * i + 1], fz[i] = all[3 * i + 2];
   }
 
-  // Neighbour: the whole rebuild as the host waits for it (download, migration, borders, upload, GPU list build);
-  // force and integrate from CUDA events when the engine times phases, else NaN (not measured apart).
+  // Neighbour: the whole rebuild as the host waits for it (download, migration, borders, upload, GPU list build),
+  // split in domain; force and integrate from CUDA events when the engine times phases, else NaN (not measured
+  // apart).
   EngineStats stats() const override {
     const EngineStats d = device_->stats();
     EngineStats s = stats_;
@@ -151,6 +153,9 @@ class CudaDomainMdEngine final : public MdEngine {
     s.meanNeighbors = d.meanNeighbors;
     s.maxNeighbors = d.maxNeighbors;
     s.ownedAtoms = static_cast<long long>(owned_);
+    // load() is the upload and the list build; the device times the build on the GPU.
+    s.domain.list = d.neighborSeconds;
+    s.domain.upload = std::max(0.0, loadSeconds_ - d.neighborSeconds);
     return s;
   }
 
@@ -163,8 +168,18 @@ class CudaDomainMdEngine final : public MdEngine {
   // DomainMdEngine's rebuild with the atoms fetched from the GPU first (not at initialize: they come from the case)
   // and loaded back after: the only place atoms change rank.
   void rebuild(bool fetch) {
+    auto& p = stats_.domain;
     const auto t0 = Clock::now();
+    auto t = t0;
+    // Seconds since the previous mark, and a new mark.
+    const auto lap = [&t] {
+      const auto now = Clock::now();
+      const double s = std::chrono::duration<double>(now - t).count();
+      t = now;
+      return s;
+    };
     if (fetch) device_->download(atoms_);
+    p.download += lap();
     const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
     for (std::size_t i = 0; i < atoms_.owned; ++i) {
       atoms_.x[i] = wrapOnce(atoms_.x[i], L[0]);
@@ -181,26 +196,38 @@ class CudaDomainMdEngine final : public MdEngine {
     if (static_cast<std::size_t>(check[1]) != nGlobal_)
       throw std::logic_error(fmt::format("atom migration lost atoms: {} owned in all, {} in the system",
                                          static_cast<long long>(check[1]), nGlobal_));
+    p.migrate += lap();
     const auto order = sorter_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned);
     for (auto* v : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz}) permute(order, *v);
     permute(order, atoms_.id);
+    p.sort += lap();
     exchange_.borders(atoms_);
+    p.borders += lap();
     std::vector<GhostSwap<S>> swaps;
     for (const auto& s : exchange_.swaps()) swaps.push_back({s.axis, s.shift, &s.indices, s.first, s.count});
     device_->load(atoms_, swaps);
+    loadSeconds_ += lap();
     owned_ = atoms_.owned;
     stats_.neighborSeconds += since(t0);
   }
 
   void forwardGhosts() {
+    auto& p = stats_.domain;
     const auto t0 = Clock::now();
     const auto& swaps = exchange_.swaps();
     for (std::size_t q = 0; q < swaps.size(); ++q) {
       const auto& s = swaps[q];
+      auto t = Clock::now();
       const std::span<const std::byte> out = device_->packGhosts(q);
+      p.pack += since(t);
+      t = Clock::now();
       comm_.sendrecvBytes(out, s.sendTo, device_->ghostInbox(q), s.recvFrom, AtomExchange<S>::kForwardTag + s.tag);
+      p.mpi += since(t);
+      t = Clock::now();
       device_->unpackGhosts(q);
+      p.unpack += since(t);
     }
+    ++p.refreshes;
     stats_.commSeconds += since(t0);
   }
 
@@ -223,6 +250,7 @@ class CudaDomainMdEngine final : public MdEngine {
   std::array<double, 3> box_{};
   LocalAtoms<S> atoms_;  // host copy: filled at rebuilds and downloads only
   double twoKe_ = 0;
+  double loadSeconds_ = 0;  // host time in device_->load(): staging, upload and list build
   EngineStats stats_;
 };
 
