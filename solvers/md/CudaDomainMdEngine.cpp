@@ -199,8 +199,8 @@ class CudaDomainMdEngine final : public MdEngine {
                                          static_cast<long long>(check[1]), nGlobal_));
     p.migrate += lap();
     const auto order = sorter_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned);
-    for (auto* v : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz}) permute(order, *v);
-    permute(order, atoms_.id);
+    for (auto* v : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz}) permute(order, *v, scratch_);
+    permute(order, atoms_.id, scratchId_);
     p.sort += lap();
     exchange_.borders(atoms_);
     p.borders += lap();
@@ -242,9 +242,12 @@ class CudaDomainMdEngine final : public MdEngine {
     return s.sendTo == comm_.rank() && s.recvFrom == comm_.rank();
   }
 
+  // Gathers through `tmp` and swaps buffers: the arrays and the scratch trade allocations, which all persist and keep
+  // their capacity, so that after the first rebuilds neither the permutation nor the ghosts borders() appends to x, y
+  // and z allocate (fresh pages cost a fault each, about as much as the copy).
   template <class A>
-  static void permute(const std::vector<std::int32_t>& order, std::vector<A>& a) {
-    std::vector<A> tmp(order.size());
+  static void permute(const std::vector<std::int32_t>& order, std::vector<A>& a, std::vector<A>& tmp) {
+    tmp.resize(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) tmp[k] = a[order[k]];
     a.swap(tmp);
   }
@@ -260,6 +263,8 @@ class CudaDomainMdEngine final : public MdEngine {
   double mass_ = 1;
   std::array<double, 3> box_{};
   LocalAtoms<S> atoms_;  // host copy: filled at rebuilds and downloads only
+  std::vector<S> scratch_;  // permute()'s spare buffers
+  std::vector<long long> scratchId_;
   double twoKe_ = 0;
   double loadSeconds_ = 0;  // host time in device_->load(): staging, upload and list build
   EngineStats stats_;
