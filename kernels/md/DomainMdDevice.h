@@ -24,6 +24,9 @@ struct GhostSwap {
   S shift = 0;  // added to the coordinate along axis of what is sent
   const std::vector<std::int32_t>* indices = nullptr;  // local atoms (owned or earlier ghosts) sent
   std::size_t first = 0, count = 0;  // ghost slots the answer fills
+  // Sent to this rank itself (it is alone along a periodic axis): count == indices->size(), and the device fills the
+  // ghost slots from its own atoms, with no host copy and no MPI.
+  bool self = false;
 };
 
 struct DomainDeviceConfig {
@@ -50,7 +53,9 @@ class DomainMdDevice {
 
   // A rebuild: replaces the owned atoms (positions, velocities, ids) and the ghost positions after them, keeps the
   // swaps' send lists for packGhosts(), takes the owned positions as the new reference of the displacement test and
-  // builds the neighbour list (owned atoms against owned + ghosts, no periodic image). Synchronises.
+  // builds the neighbour list (owned atoms against owned + ghosts, no periodic image). Self swaps' ghost positions
+  // are computed on the device as copyGhosts() does (bitwise the host's: the same S addition), the others uploaded.
+  // Synchronises.
   virtual void load(const LocalAtoms<S>& atoms, const std::vector<GhostSwap<S>>& swaps) = 0;
   // Owned atoms (positions as integrated, not wrapped), velocities and ids into `atoms` (ghosts dropped).
   virtual void download(LocalAtoms<S>& atoms) = 0;
@@ -77,11 +82,14 @@ class DomainMdDevice {
   virtual std::span<const std::byte> packGhosts(std::size_t swap) = 0;
   virtual std::span<std::byte> ghostInbox(std::size_t swap) = 0;
   virtual void unpackGhosts(std::size_t swap) = 0;
+  // A self swap's refresh: the positions it sends (+ its shift) straight into its ghost slots, queued in order with
+  // the other swaps' unpacking.
+  virtual void copyGhosts(std::size_t swap) = 0;
 
   // This rank's sums: energy and virial from the last energy evaluation, kinetic from the last kick (or scaling).
   virtual RawThermo localSums() = 0;
-  // Force and integration seconds (NaN unless config.engine.timePhases), list build seconds on the GPU, neighbour
-  // counts of the current list; the engine adds what the host measures.
+  // Force and integration seconds (NaN unless config.engine.timePhases), list build seconds on the GPU (the engine
+  // reports them as domain.list), neighbour counts of the current list; the engine adds what the host measures.
   virtual EngineStats stats() const = 0;
   virtual std::string deviceName() const = 0;  // "NVIDIA H200, GPU 0"
 };

@@ -6,9 +6,11 @@
 // migration and ghost selection stay one implementation, at the price of a host round trip every ~10-20 steps.
 // Between rebuilds the GPU packs the positions each swap sends, the host passes them on with MPI through pinned
 // buffers, and the GPU unpacks them: six messages in AtomExchange's order, each after the previous one is unpacked
-// (later axes forward ghosts earlier axes brought in).
+// (later axes forward ghosts earlier axes brought in). A swap to the rank itself (alone along a periodic axis) is a
+// GPU copy queued on the same stream, so order holds with no host synchronisation; only remote swaps stop the host.
 #include "solvers/md/DomainMdEngine.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
@@ -139,8 +141,9 @@ class CudaDomainMdEngine final : public MdEngine {
     for (std::size_t i = 0; i < m; ++i) fx[i] = all[3 * i], fy[i] = all[3 * i + 1], fz[i] = all[3 * i + 2];
   }
 
-  // Neighbour: the whole rebuild as the host waits for it (download, migration, borders, upload, GPU list build);
-  // force and integrate from CUDA events when the engine times phases, else NaN (not measured apart).
+  // Neighbour: the whole rebuild as the host waits for it (download, migration, borders, upload, GPU list build),
+  // split in domain; force and integrate from CUDA events when the engine times phases, else NaN (not measured
+  // apart).
   EngineStats stats() const override {
     const EngineStats d = device_->stats();
     EngineStats s = stats_;
@@ -151,6 +154,9 @@ class CudaDomainMdEngine final : public MdEngine {
     s.meanNeighbors = d.meanNeighbors;
     s.maxNeighbors = d.maxNeighbors;
     s.ownedAtoms = static_cast<long long>(owned_);
+    // load() is the upload and the list build; the device times the build on the GPU.
+    s.domain.list = d.neighborSeconds;
+    s.domain.upload = std::max(0.0, loadSeconds_ - d.neighborSeconds);
     return s;
   }
 
@@ -163,8 +169,18 @@ class CudaDomainMdEngine final : public MdEngine {
   // DomainMdEngine's rebuild with the atoms fetched from the GPU first (not at initialize: they come from the case)
   // and loaded back after: the only place atoms change rank.
   void rebuild(bool fetch) {
+    auto& p = stats_.domain;
     const auto t0 = Clock::now();
+    auto t = t0;
+    // Seconds since the previous mark, and a new mark.
+    const auto lap = [&t] {
+      const auto now = Clock::now();
+      const double s = std::chrono::duration<double>(now - t).count();
+      t = now;
+      return s;
+    };
     if (fetch) device_->download(atoms_);
+    p.download += lap();
     const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
     for (std::size_t i = 0; i < atoms_.owned; ++i) {
       atoms_.x[i] = wrapOnce(atoms_.x[i], L[0]);
@@ -181,32 +197,57 @@ class CudaDomainMdEngine final : public MdEngine {
     if (static_cast<std::size_t>(check[1]) != nGlobal_)
       throw std::logic_error(fmt::format("atom migration lost atoms: {} owned in all, {} in the system",
                                          static_cast<long long>(check[1]), nGlobal_));
+    p.migrate += lap();
     const auto order = sorter_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned);
-    for (auto* v : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz}) permute(order, *v);
-    permute(order, atoms_.id);
+    for (auto* v : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz}) permute(order, *v, scratch_);
+    permute(order, atoms_.id, scratchId_);
+    p.sort += lap();
     exchange_.borders(atoms_);
+    p.borders += lap();
     std::vector<GhostSwap<S>> swaps;
-    for (const auto& s : exchange_.swaps()) swaps.push_back({s.axis, s.shift, &s.indices, s.first, s.count});
+    for (const auto& s : exchange_.swaps()) swaps.push_back({s.axis, s.shift, &s.indices, s.first, s.count, toSelf(s)});
     device_->load(atoms_, swaps);
+    loadSeconds_ += lap();
     owned_ = atoms_.owned;
     stats_.neighborSeconds += since(t0);
   }
 
   void forwardGhosts() {
+    auto& p = stats_.domain;
     const auto t0 = Clock::now();
     const auto& swaps = exchange_.swaps();
     for (std::size_t q = 0; q < swaps.size(); ++q) {
       const auto& s = swaps[q];
+      auto t = Clock::now();
+      if (toSelf(s)) {
+        device_->copyGhosts(q);  // queued: no host round trip for a rank's own periodic images
+        p.self += since(t);
+        continue;
+      }
       const std::span<const std::byte> out = device_->packGhosts(q);
+      p.pack += since(t);
+      t = Clock::now();
       comm_.sendrecvBytes(out, s.sendTo, device_->ghostInbox(q), s.recvFrom, AtomExchange<S>::kForwardTag + s.tag);
+      p.mpi += since(t);
+      t = Clock::now();
       device_->unpackGhosts(q);
+      p.unpack += since(t);
     }
+    ++p.refreshes;
     stats_.commSeconds += since(t0);
   }
 
+  // One rank along a periodic axis: it sends its faces' atoms to itself, as the other face's images.
+  bool toSelf(const typename AtomExchange<S>::Swap& s) const {
+    return s.sendTo == comm_.rank() && s.recvFrom == comm_.rank();
+  }
+
+  // Gathers through `tmp` and swaps buffers: the arrays and the scratch trade allocations, which all persist and keep
+  // their capacity, so that after the first rebuilds neither the permutation nor the ghosts borders() appends to x, y
+  // and z allocate (fresh pages cost a fault each, about as much as the copy).
   template <class A>
-  static void permute(const std::vector<std::int32_t>& order, std::vector<A>& a) {
-    std::vector<A> tmp(order.size());
+  static void permute(const std::vector<std::int32_t>& order, std::vector<A>& a, std::vector<A>& tmp) {
+    tmp.resize(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) tmp[k] = a[order[k]];
     a.swap(tmp);
   }
@@ -222,7 +263,10 @@ class CudaDomainMdEngine final : public MdEngine {
   double mass_ = 1;
   std::array<double, 3> box_{};
   LocalAtoms<S> atoms_;  // host copy: filled at rebuilds and downloads only
+  std::vector<S> scratch_;  // permute()'s spare buffers
+  std::vector<long long> scratchId_;
   double twoKe_ = 0;
+  double loadSeconds_ = 0;  // host time in device_->load(): staging, upload and list build
   EngineStats stats_;
 };
 

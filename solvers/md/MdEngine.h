@@ -29,6 +29,18 @@ struct EngineStats {
   // under neighbour), and the atoms this rank owns now.
   double commSeconds = 0;
   long long ownedAtoms = 0;
+  // Decomposed GPU runs: the parts of the rebuild and of the ghost refresh (in every mode: each part ends at a
+  // synchronisation the engine makes anyway), to see which one to move or overlap.
+  struct DomainPhases {
+    // Under neighbour: owned atoms to the host; wrap + migration (its MPI and the check allreduce); bin sort and
+    // permutation; borders (ghost selection and their MPI); staging and upload of atoms and ghosts; the list build
+    // on the GPU (CUDA events).
+    double download = 0, migrate = 0, sort = 0, borders = 0, upload = 0, list = 0;
+    // Under comm: remote swaps' GPU pack + copy to the host (ends in a stream synchronisation, so it also waits for
+    // the work queued before it); their MPI; queuing their upload + unpack; queuing the self swaps' GPU copies.
+    double pack = 0, mpi = 0, unpack = 0, self = 0;
+    long long refreshes = 0;  // ghost refreshes between rebuilds
+  } domain;
 };
 
 struct EngineConfig {

@@ -147,6 +147,16 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
       a_.x[s.first + r] = recv_[3 * r], a_.y[s.first + r] = recv_[3 * r + 1], a_.z[s.first + r] = recv_[3 * r + 2];
   }
 
+  void copyGhosts(std::size_t swap) override {
+    const Swap& s = swaps_.at(swap);
+    std::vector<S>* p[3] = {&a_.x, &a_.y, &a_.z};
+    for (std::size_t k = 0; k < s.indices.size(); ++k)
+      for (int c = 0; c < 3; ++c) {
+        const S v = (*p[c])[s.indices[k]];
+        (*p[c])[s.swap.first + k] = c == s.swap.axis ? S(v + s.swap.shift) : v;
+      }
+  }
+
   RawThermo localSums() override {
     RawThermo t;
     t.potential = potential_, t.virial = virial_, t.twoKinetic = twoKinetic_;

@@ -295,6 +295,15 @@ TEST_CASE("the decomposed CUDA engine's MPI half follows the one-rank trajectory
       const double diff = sumsDifference(thermoEvery10(*engine, c.initial, 100), ref);
       CHECK(diff <= 1e-10);
       CHECK(engine->stats().neighborBuilds >= 4);
+      // The parts of the rebuild and the ghost refresh are timed; an axis with one rank refreshes without MPI.
+      const md::EngineStats::DomainPhases p = engine->stats().domain;
+      CHECK(p.refreshes > 0);
+      CHECK(p.sort > 0);
+      CHECK(p.borders > 0);
+      CHECK(p.upload > 0);
+      const auto dims = md::decompose(c, mpi::Comm::world()).dims();
+      CHECK((p.self > 0) == (dims[0] == 1 || dims[1] == 1 || dims[2] == 1));
+      CHECK((p.mpi > 0) == (dims[0] * dims[1] * dims[2] > 1));
       report(("host-device " + integrator.substr(7, integrator.find(',') - 7)).c_str(), grid, diff);
     }
   }

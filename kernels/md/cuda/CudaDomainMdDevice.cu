@@ -15,11 +15,13 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 
+#include "kernels/common/DeviceBuffer.cuh"
 #include "kernels/md/cuda/MdKernels.cuh"
 #include "solvers/md/Thermostats.h"
 
@@ -49,6 +51,22 @@ __global__ void unpackGhostsKernel(Arrays<S, P> a, const S* __restrict__ in, int
   const S x = in[3 * k], y = in[3 * k + 1], z = in[3 * k + 2];
   a.x[i] = x, a.y[i] = y, a.z[i] = z;
   a.pos[i] = {P(x), P(y), P(z), P(0)};
+}
+
+// A swap to this rank itself: what packGhostsKernel would send, straight into the swap's ghost slots first ..
+// first + count - 1 (with their pair-precision copy). Its sources (owned atoms, ghosts of earlier axes) all lie before
+// `first`, so no thread reads what another writes.
+template <class S, class P>
+__global__ void copyGhostsKernel(Arrays<S, P> a, const int* __restrict__ indices, int count, int axis, S shift,
+                                 int first) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const int i = indices[k];
+  S r[3] = {a.x[i], a.y[i], a.z[i]};
+  r[axis] = S(r[axis] + shift);
+  const int g = first + k;
+  a.x[g] = r[0], a.y[g] = r[1], a.z[g] = r[2];
+  a.pos[g] = {P(r[0]), P(r[1]), P(r[2]), P(0)};
 }
 
 // S: positions and velocities; P: pair arithmetic and forces; A: per-thread energy accumulation (as CudaMdEngine).
@@ -120,35 +138,54 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
 
   void load(const LocalAtoms<S>& atoms, const std::vector<GhostSwap<S>>& swaps) override {
     HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
-    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // nothing queued may still read the old arrays
+    // Nothing queued may still read the old arrays, the staging buffer or the inbox.
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     owned_ = static_cast<int>(atoms.owned);
     total_ = static_cast<int>(atoms.total());
-    std::vector<int> sendIndices;
+    const std::size_t n = atoms.owned;
+    std::size_t sends = 0, staged = 7 * padded(n * sizeof(long long));
     swaps_.clear();
     for (const GhostSwap<S>& g : swaps) {
-      swaps_.push_back({g.axis, g.shift, sendIndices.size(), g.indices->size(), g.first, g.count});
-      sendIndices.insert(sendIndices.end(), g.indices->begin(), g.indices->end());
+      if (g.self && g.count != g.indices->size())
+        throw std::logic_error("ghost exchange: a swap to this rank itself receives another count than it sends");
+      swaps_.push_back({g.axis, g.shift, sends, g.indices->size(), g.first, g.count, g.self});
+      sends += g.indices->size();
+      staged += padded(g.indices->size() * sizeof(int));
     }
-    reserve(sendIndices.size());
+    reserve(sends);
+    reserveStaging(staged);
     a_.n = owned_;
-    const auto up = [&](auto* dst, const auto& src, std::size_t n) {
-      if (n == 0) return;  // a rank may hold no ghosts to send, or (thin slabs) no atoms
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(dst, src.data(), n * sizeof(src[0]), cudaMemcpyHostToDevice, stream_));
+    // Each array through its own part of the pinned staging buffer: its copy runs while the host stages the next
+    // (a pageable source would make every copy a synchronous driver-staged one).
+    std::byte* next = staging_.get();
+    const auto up = [&](auto* dst, const auto* src, std::size_t count) {
+      static_assert(sizeof(*dst) == sizeof(*src));
+      if (count == 0) return;  // a rank may hold no ghosts to send, or (thin slabs) no atoms
+      const std::size_t bytes = count * sizeof(*src);
+      std::memcpy(next, src, bytes);
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(dst, next, bytes, cudaMemcpyHostToDevice, stream_));
+      next += padded(bytes);
     };
-    const std::size_t n = atoms.owned;
-    up(a_.x, atoms.x, n), up(a_.y, atoms.y, n), up(a_.z, atoms.z, n);
-    up(a_.vx, atoms.vx, n), up(a_.vy, atoms.vy, n), up(a_.vz, atoms.vz, n), up(a_.id, atoms.id, n);
-    up(sendIndices_, sendIndices, sendIndices.size());
-    // Ghost positions go the way forwarded ones do (through the inbox and the unpack kernel, which also sets pos).
-    const int ghosts = total_ - owned_;
-    for (int k = 0; k < ghosts; ++k) {
-      recvHost_[3 * k] = atoms.x[n + k], recvHost_[3 * k + 1] = atoms.y[n + k], recvHost_[3 * k + 2] = atoms.z[n + k];
-    }
-    if (ghosts > 0) {
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(recvDev_, recvHost_, 3 * std::size_t(ghosts) * sizeof(S),
-                                        cudaMemcpyHostToDevice, stream_));
-      unpackGhostsKernel<S, P><<<blocksFor(ghosts), kBlock, 0, stream_>>>(a_, recvDev_, owned_, ghosts);
-      HOPSIM_CUDA_CHECK_LAUNCH("unpackGhostsKernel (rebuild)");
+    up(a_.x, atoms.x.data(), n), up(a_.y, atoms.y.data(), n), up(a_.z, atoms.z.data(), n);
+    up(a_.vx, atoms.vx.data(), n), up(a_.vy, atoms.vy.data(), n), up(a_.vz, atoms.vz.data(), n);
+    up(a_.id, atoms.id.data(), n);
+    for (std::size_t q = 0; q < swaps.size(); ++q)
+      up(sendIndices_ + swaps_[q].sendOffset, swaps[q].indices->data(), swaps_[q].sendCount);
+    // Ghosts swap by swap in the exchange's order (a later axis sends ghosts an earlier one filled): a self swap's
+    // computed on the GPU, the others' (as the host's borders received them) the way forwarded ones go, through the
+    // inbox and the unpack kernel, which also sets pos.
+    for (std::size_t q = 0; q < swaps_.size(); ++q) {
+      const SwapSlots& s = swaps_[q];
+      if (s.self) {
+        copyGhosts(q);
+        continue;
+      }
+      S* in = recvHost_ + 3 * (s.first - n);
+      for (std::size_t k = 0; k < s.count; ++k) {
+        const std::size_t i = s.first + k;
+        in[3 * k] = atoms.x[i], in[3 * k + 1] = atoms.y[i], in[3 * k + 2] = atoms.z[i];
+      }
+      unpackGhosts(q);
     }
     if (owned_ > 0) {
       refreshKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_);  // pos and the displacement reference
@@ -163,13 +200,23 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     for (auto* v : {&atoms.x, &atoms.y, &atoms.z, &atoms.vx, &atoms.vy, &atoms.vz}) v->resize(n);
     atoms.id.resize(n);
     atoms.owned = n;
-    const auto down = [&](auto& dst, const auto* src) {
-      if (n == 0) return;
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src, n * sizeof(dst[0]), cudaMemcpyDeviceToHost, stream_));
+    // Through the pinned staging buffer (full link speed, all seven copies queued at once), then into the vectors.
+    reserveStaging(7 * padded(n * sizeof(long long)));
+    std::byte* next = staging_.get();
+    const auto down = [&](const auto* src) {
+      std::byte* at = next;
+      if (n > 0) HOPSIM_CUDA_CHECK(cudaMemcpyAsync(at, src, n * sizeof(*src), cudaMemcpyDeviceToHost, stream_));
+      next += padded(n * sizeof(*src));
+      return at;
     };
-    down(atoms.x, a_.x), down(atoms.y, a_.y), down(atoms.z, a_.z);
-    down(atoms.vx, a_.vx), down(atoms.vy, a_.vy), down(atoms.vz, a_.vz), down(atoms.id, a_.id);
+    const std::byte* from[7] = {down(a_.x), down(a_.y), down(a_.z), down(a_.vx), down(a_.vy), down(a_.vz),
+                                down(a_.id)};
     HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const auto take = [n](auto& dst, const std::byte* at) {
+      if (n > 0) std::memcpy(dst.data(), at, n * sizeof(dst[0]));
+    };
+    take(atoms.x, from[0]), take(atoms.y, from[1]), take(atoms.z, from[2]);
+    take(atoms.vx, from[3]), take(atoms.vy, from[4]), take(atoms.vz, from[5]), take(atoms.id, from[6]);
   }
 
   std::vector<double> forces() override {
@@ -309,6 +356,15 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     HOPSIM_CUDA_CHECK_LAUNCH("unpackGhostsKernel");
   }
 
+  void copyGhosts(std::size_t swap) override {
+    const SwapSlots& s = swaps_.at(swap);
+    if (s.count == 0) return;
+    const int count = static_cast<int>(s.count);
+    copyGhostsKernel<S, P><<<blocksFor(count), kBlock, 0, stream_>>>(a_, sendIndices_ + s.sendOffset, count, s.axis,
+                                                                      s.shift, static_cast<int>(s.first));
+    HOPSIM_CUDA_CHECK_LAUNCH("copyGhostsKernel");
+  }
+
   RawThermo localSums() override {
     HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostScalars_, ds_, sizeof(DeviceScalars), cudaMemcpyDeviceToHost, stream_));
@@ -351,6 +407,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     S shift = 0;
     std::size_t sendOffset = 0, sendCount = 0;
     std::size_t first = 0, count = 0;
+    bool self = false;  // filled by copyGhosts() from this rank's own atoms
   };
 
   float elapsedMs(cudaEvent_t a, cudaEvent_t b) const {
@@ -403,6 +460,14 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
       HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&sendHost_), 3 * sendCap_ * sizeof(S)));
     }
   }
+
+  // Pinned staging for load() and download(), at least `bytes`; grown by a quarter beyond the need, never shrunk, so
+  // that rebuilds do not allocate. Callers have synchronised: no copy still reads the old buffer.
+  void reserveStaging(std::size_t bytes) {
+    if (bytes > staging_.size()) staging_ = PinnedBuffer<std::byte>(bytes + bytes / 4);
+  }
+  // Each staged array starts on its own 256-byte boundary (aligned copies).
+  static std::size_t padded(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
 
   // Bin owned and ghost atoms, sort them by bin (indices only), find the bin ranges, build the list of every owned
   // atom (growing it when an atom has more neighbours). Synchronises once per attempt for the overflow check.
@@ -474,6 +539,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   int* sendIndices_ = nullptr;
   S *sendDev_ = nullptr, *recvDev_ = nullptr;    // packed positions on the device
   S *sendHost_ = nullptr, *recvHost_ = nullptr;  // and in pinned host memory, for MPI
+  PinnedBuffer<std::byte> staging_;  // owned atoms and send lists between host vectors and the device, at rebuilds
   ListCounts* counts_ = nullptr;      // device
   ListCounts* hostCounts_ = nullptr;  // pinned
   mutable long long listCountsBuild_ = -1;  // the build whose counts hostCounts_ holds
