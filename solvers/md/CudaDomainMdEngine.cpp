@@ -26,6 +26,7 @@
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/CpuLocalNeighborList.h"
 #include "solvers/md/AtomExchange.h"
+#include "solvers/md/DomainAtoms.h"
 #include "solvers/md/LocalAtoms.h"
 #include "solvers/md/Thermostats.h"
 #include "solvers/md/VelocityInit.h"
@@ -53,14 +54,7 @@ class CudaDomainMdEngine final : public MdEngine {
     nGlobal_ = s.size();
     mass_ = s.mass;
     box_ = s.box.length;
-    atoms_.clear();
-    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const S r[3] = {wrapOnce(S(s.x[i]), L[0]), wrapOnce(S(s.y[i]), L[1]), wrapOnce(S(s.z[i]), L[2])};
-      bool mine = true;
-      for (int a = 0; a < 3; ++a) mine = mine && decomp_.ownerCoord(a, double(r[a])) == decomp_.coords()[a];
-      if (mine) atoms_.pushOwned(r[0], r[1], r[2], S(s.vx[i]), S(s.vy[i]), S(s.vz[i]), s.id[i]);
-    }
+    takeOwned(s, decomp_, atoms_);
     const auto& in = config_.integrator;
     if (in.type == IntegratorType::NoseHoover) nh_ = noseHooverStart(in, degreesOfFreedom(nGlobal_));
     device_->setMass(mass_);
@@ -112,26 +106,7 @@ class CudaDomainMdEngine final : public MdEngine {
 
   void download(ParticleState& s) override {
     device_->download(atoms_);  // the host copy is scratch between rebuilds
-    const std::size_t n = atoms_.owned;
-    std::vector<double> local(7 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-      // Positions wrapped as the single-rank engines keep them (owned atoms may be outside between rebuilds).
-      local[7 * i + 0] = double(wrapOnce(atoms_.x[i], S(box_[0])));
-      local[7 * i + 1] = double(wrapOnce(atoms_.y[i], S(box_[1])));
-      local[7 * i + 2] = double(wrapOnce(atoms_.z[i], S(box_[2])));
-      local[7 * i + 3] = double(atoms_.vx[i]), local[7 * i + 4] = double(atoms_.vy[i]);
-      local[7 * i + 5] = double(atoms_.vz[i]), local[7 * i + 6] = double(atoms_.id[i]);
-    }
-    const std::vector<double> all = comm_.gather(local);
-    const std::size_t m = all.size() / 7;
-    s.resize(m);
-    s.mass = mass_;
-    s.box.length = box_;
-    for (std::size_t i = 0; i < m; ++i) {
-      s.x[i] = all[7 * i], s.y[i] = all[7 * i + 1], s.z[i] = all[7 * i + 2];
-      s.vx[i] = all[7 * i + 3], s.vy[i] = all[7 * i + 4], s.vz[i] = all[7 * i + 5];
-      s.id[i] = static_cast<long long>(all[7 * i + 6]);
-    }
+    gatherAtoms(atoms_, comm_, mass_, box_, s);
   }
 
   void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
@@ -181,26 +156,10 @@ class CudaDomainMdEngine final : public MdEngine {
     };
     if (fetch) device_->download(atoms_);
     p.download += lap();
-    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
-    for (std::size_t i = 0; i < atoms_.owned; ++i) {
-      atoms_.x[i] = wrapOnce(atoms_.x[i], L[0]);
-      atoms_.y[i] = wrapOnce(atoms_.y[i], L[1]);
-      atoms_.z[i] = wrapOnce(atoms_.z[i], L[2]);
-    }
-    stats_.migratedAtoms += exchange_.migrate(atoms_);
-    std::vector<double> check{double(exchange_.misplaced(atoms_)), double(atoms_.owned)};
-    comm_.allreduceSum(check);
-    if (check[0] > 0)
-      throw std::runtime_error(fmt::format(
-          "{} atoms moved further than the neighbouring rank between neighbour-list rebuilds (a time step too "
-          "large for this system, or overlapping atoms)", static_cast<long long>(check[0])));
-    if (static_cast<std::size_t>(check[1]) != nGlobal_)
-      throw std::logic_error(fmt::format("atom migration lost atoms: {} owned in all, {} in the system",
-                                         static_cast<long long>(check[1]), nGlobal_));
+    stats_.migratedAtoms += wrapAndMigrate(atoms_, exchange_, comm_, box_, nGlobal_);
     p.migrate += lap();
-    const auto order = sorter_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned);
-    for (auto* v : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz}) permute(order, *v, scratch_);
-    permute(order, atoms_.id, scratchId_);
+    reorderOwned(atoms_, sorter_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned), scratch_,
+                 scratchId_);
     p.sort += lap();
     exchange_.borders(atoms_);
     p.borders += lap();
@@ -242,16 +201,6 @@ class CudaDomainMdEngine final : public MdEngine {
     return s.sendTo == comm_.rank() && s.recvFrom == comm_.rank();
   }
 
-  // Gathers through `tmp` and swaps buffers: the arrays and the scratch trade allocations, which all persist and keep
-  // their capacity, so that after the first rebuilds neither the permutation nor the ghosts borders() appends to x, y
-  // and z allocate (fresh pages cost a fault each, about as much as the copy).
-  template <class A>
-  static void permute(const std::vector<std::int32_t>& order, std::vector<A>& a, std::vector<A>& tmp) {
-    tmp.resize(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) tmp[k] = a[order[k]];
-    a.swap(tmp);
-  }
-
   EngineConfig config_;
   Decomposition decomp_;
   mpi::Comm comm_;
@@ -263,7 +212,7 @@ class CudaDomainMdEngine final : public MdEngine {
   double mass_ = 1;
   std::array<double, 3> box_{};
   LocalAtoms<S> atoms_;  // host copy: filled at rebuilds and downloads only
-  std::vector<S> scratch_;  // permute()'s spare buffers
+  std::vector<S> scratch_;  // reorderOwned()'s spare buffers
   std::vector<long long> scratchId_;
   double twoKe_ = 0;
   double loadSeconds_ = 0;  // host time in device_->load(): staging, upload and list build

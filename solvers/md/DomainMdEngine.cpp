@@ -22,6 +22,7 @@
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/CpuLocalNeighborList.h"
 #include "solvers/md/AtomExchange.h"
+#include "solvers/md/DomainAtoms.h"
 #include "solvers/md/LocalAtoms.h"
 #include "solvers/md/Thermostats.h"
 #include "solvers/md/VelocityInit.h"
@@ -50,14 +51,7 @@ class DomainMdEngine final : public MdEngine {
     nGlobal_ = s.size();
     mass_ = s.mass;
     box_ = s.box.length;
-    atoms_.clear();
-    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const S r[3] = {wrapOnce(S(s.x[i]), L[0]), wrapOnce(S(s.y[i]), L[1]), wrapOnce(S(s.z[i]), L[2])};
-      bool mine = true;
-      for (int a = 0; a < 3; ++a) mine = mine && decomp_.ownerCoord(a, double(r[a])) == decomp_.coords()[a];
-      if (mine) atoms_.pushOwned(r[0], r[1], r[2], S(s.vx[i]), S(s.vy[i]), S(s.vz[i]), s.id[i]);
-    }
+    takeOwned(s, decomp_, atoms_);
     const auto& in = config_.integrator;
     if (in.type == IntegratorType::Langevin) langevin_ = langevinParams(in, mass_);
     if (in.type == IntegratorType::NoseHoover) nh_ = noseHooverStart(in, degreesOfFreedom(nGlobal_));
@@ -137,28 +131,7 @@ class DomainMdEngine final : public MdEngine {
     return t;
   }
 
-  void download(ParticleState& s) override {
-    const std::size_t n = atoms_.owned;
-    std::vector<double> local(7 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-      // Positions wrapped as the single-rank engine keeps them (owned atoms may be outside between rebuilds).
-      local[7 * i + 0] = double(wrapOnce(atoms_.x[i], S(box_[0])));
-      local[7 * i + 1] = double(wrapOnce(atoms_.y[i], S(box_[1])));
-      local[7 * i + 2] = double(wrapOnce(atoms_.z[i], S(box_[2])));
-      local[7 * i + 3] = double(atoms_.vx[i]), local[7 * i + 4] = double(atoms_.vy[i]);
-      local[7 * i + 5] = double(atoms_.vz[i]), local[7 * i + 6] = double(atoms_.id[i]);
-    }
-    const std::vector<double> all = comm_.gather(local);
-    const std::size_t m = all.size() / 7;
-    s.resize(m);
-    s.mass = mass_;
-    s.box.length = box_;
-    for (std::size_t i = 0; i < m; ++i) {
-      s.x[i] = all[7 * i], s.y[i] = all[7 * i + 1], s.z[i] = all[7 * i + 2];
-      s.vx[i] = all[7 * i + 3], s.vy[i] = all[7 * i + 4], s.vz[i] = all[7 * i + 5];
-      s.id[i] = static_cast<long long>(all[7 * i + 6]);
-    }
-  }
+  void download(ParticleState& s) override { gatherAtoms(atoms_, comm_, mass_, box_, s); }
 
   void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
     std::vector<double> local(3 * atoms_.owned);
@@ -199,25 +172,9 @@ class DomainMdEngine final : public MdEngine {
   // Wrap, migrate, sort by cell, send ghosts, build the list: the only place atoms change rank.
   void rebuild() {
     const auto t0 = Clock::now();
-    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])};
-    for (std::size_t i = 0; i < atoms_.owned; ++i) {
-      atoms_.x[i] = wrapOnce(atoms_.x[i], L[0]);
-      atoms_.y[i] = wrapOnce(atoms_.y[i], L[1]);
-      atoms_.z[i] = wrapOnce(atoms_.z[i], L[2]);
-    }
-    stats_.migratedAtoms += exchange_.migrate(atoms_);
-    std::vector<double> check{double(exchange_.misplaced(atoms_)), double(atoms_.owned)};
-    comm_.allreduceSum(check);
-    if (check[0] > 0)
-      throw std::runtime_error(fmt::format(
-          "{} atoms moved further than the neighbouring rank between neighbour-list rebuilds (a time step too "
-          "large for this system, or overlapping atoms)", static_cast<long long>(check[0])));
-    if (static_cast<std::size_t>(check[1]) != nGlobal_)
-      throw std::logic_error(fmt::format("atom migration lost atoms: {} owned in all, {} in the system",
-                                         static_cast<long long>(check[1]), nGlobal_));
-    const auto order = list_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned);
-    for (auto* v : {&atoms_.x, &atoms_.y, &atoms_.z, &atoms_.vx, &atoms_.vy, &atoms_.vz}) permute(order, *v);
-    permute(order, atoms_.id);
+    stats_.migratedAtoms += wrapAndMigrate(atoms_, exchange_, comm_, box_, nGlobal_);
+    reorderOwned(atoms_, list_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned), scratch_,
+                 scratchId_);
     exchange_.borders(atoms_);
     list_.build(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned, atoms_.total());
     const std::size_t n = atoms_.owned;
@@ -233,13 +190,6 @@ class DomainMdEngine final : public MdEngine {
     const auto t0 = Clock::now();
     exchange_.forward(atoms_);
     stats_.commSeconds += since(t0);
-  }
-
-  template <class A>
-  static void permute(const std::vector<std::int32_t>& order, std::vector<A>& a) {
-    std::vector<A> tmp(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) tmp[k] = a[order[k]];
-    a.swap(tmp);
   }
 
   void computeForces(bool energy) {
@@ -300,6 +250,8 @@ class DomainMdEngine final : public MdEngine {
   double mass_ = 1;
   std::array<double, 3> box_{};
   LocalAtoms<S> atoms_;
+  std::vector<S> scratch_;  // reorderOwned()'s spare buffers
+  std::vector<long long> scratchId_;
   std::vector<S> fx_, fy_, fz_, x0_, y0_, z0_;
   CpuLocalNeighborList<S> list_;
   double potential_ = 0, virial_ = 0;

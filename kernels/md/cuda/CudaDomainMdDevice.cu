@@ -384,11 +384,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     if (owned_ > 0) {
       if (listCountsBuild_ != stats_.neighborBuilds) {
         HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
-        HOPSIM_CUDA_CHECK(cudaMemsetAsync(counts_, 0, sizeof(ListCounts), stream_));
-        listCountKernel<<<std::min(blocksFor(owned_), 1024), kBlock, 0, stream_>>>(a_.ncount, owned_, counts_);
-        HOPSIM_CUDA_CHECK_LAUNCH("listCountKernel");
-        HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostCounts_, counts_, sizeof(ListCounts), cudaMemcpyDeviceToHost, stream_));
-        HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        countListEntries(a_.ncount, owned_, counts_, hostCounts_, stream_);
         listCountsBuild_ = stats_.neighborBuilds;
       }
       s.meanNeighbors = static_cast<double>(hostCounts_->sum) / static_cast<double>(owned_);

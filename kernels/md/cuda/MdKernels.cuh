@@ -313,6 +313,15 @@ __global__ void nextStepKernel(DeviceScalars* ds) { ds->step += 1; }
 
 inline int blocksFor(int n) { return (n + kBlock - 1) / kBlock; }
 
+// Sum and largest of the list lengths of the first n atoms into *host (pinned), through *device; synchronises.
+inline void countListEntries(const int* ncount, int n, ListCounts* device, ListCounts* host, cudaStream_t stream) {
+  HOPSIM_CUDA_CHECK(cudaMemsetAsync(device, 0, sizeof(ListCounts), stream));
+  listCountKernel<<<std::min(blocksFor(n), 1024), kBlock, 0, stream>>>(ncount, n, device);
+  HOPSIM_CUDA_CHECK_LAUNCH("listCountKernel");
+  HOPSIM_CUDA_CHECK(cudaMemcpyAsync(host, device, sizeof(ListCounts), cudaMemcpyDeviceToHost, stream));
+  HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 template <class T>
 void deviceAlloc(T*& p, std::size_t count) {
   HOPSIM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p), std::max<std::size_t>(count, 1) * sizeof(T)));
