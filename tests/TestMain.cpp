@@ -11,7 +11,10 @@
 
 int main(int argc, char* argv[]) {
   for (int i = 1; i < argc; ++i) {
-    if (std::strstr(argv[i], "[gpu]") && hopsim::cudaDeviceCount() == 0) {
+    // A filter that selects GPU tests ("[gpu]", "[gpu][lbm]"), not one that excludes them ("~[gpu]").
+    const char* gpu = std::strstr(argv[i], "[gpu]");
+    const bool selectsGpu = gpu && (gpu == argv[i] || gpu[-1] != '~');
+    if (selectsGpu && hopsim::cudaDeviceCount() == 0) {
       std::printf("no CUDA device (or hopsim built without CUDA): GPU tests skipped\n");
       return 77;
     }
