@@ -263,7 +263,8 @@ void LbmSimulation::chooseHaloTransport(HaloTransport wanted) {
     }
   }
   if (comm_.allreduceMax(error.empty() ? 0.0 : 1.0) > 0)
-    return refuse("mapping a neighbour's GPU memory failed" + (error.empty() ? std::string(" on another rank") : ": " + error));
+    return refuse("mapping a neighbour's GPU memory failed" +
+                  (error.empty() ? std::string(" on another rank") : ": " + error));
   transport_ = HaloTransport::Ipc;
 }
 
