@@ -56,12 +56,16 @@ void checkFields(const std::vector<FieldView>& fields) {
   }
 }
 
+void checkBaseName(const std::string& base) {
+  if (!isSafeName(base, true))
+    throw std::invalid_argument(fmt::format("output base name '{}' must be letters, digits, '_', '-' or '.'", base));
+}
+
 FieldSeriesWriter::FieldSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid,
                                      bool singlePrecision)
     : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), single_(singlePrecision) {
   checkGrid(grid_);
-  if (!isSafeName(base_, true))
-    throw std::invalid_argument(fmt::format("output base name '{}' must be letters, digits, '_', '-' or '.'", base_));
+  checkBaseName(base_);
 }
 
 std::filesystem::path FieldSeriesWriter::seriesPath() const { return dir_ / (base_ + ".xmf"); }
@@ -269,8 +273,7 @@ PartitionedFieldSeriesWriter::PartitionedFieldSeriesWriter(std::filesystem::path
     : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), blocks_(std::move(blocks)),
       single_(singlePrecision) {
   checkGrid(grid_);
-  if (!isSafeName(base_, true))
-    throw std::invalid_argument(fmt::format("output base name '{}' must be letters, digits, '_', '-' or '.'", base_));
+  checkBaseName(base_);
   checkBlocks(grid_, blocks_);
 }
 

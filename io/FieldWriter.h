@@ -47,6 +47,8 @@ void checkBlocks(const GridGeometry& grid, const std::vector<GridBlock>& blocks)
 
 // Names that go into file names and XML attributes unescaped: letters, digits, '_', '-', '.' (no leading '.').
 bool isSafeName(const std::string& name, bool allowDashDot);
+// The base name of a series of files: throws std::invalid_argument unless isSafeName(base, true).
+void checkBaseName(const std::string& base);
 
 // "<base>_<step, zero-padded to 9 digits><extension>", shared by the HDF5 and VTK series.
 std::string stepFileName(const std::string& baseName, long long step, const std::string& extension);

@@ -84,17 +84,33 @@ void writeImage(const std::filesystem::path& path, const GridGeometry& grid, boo
                                          path.string(), writer->GetErrorCode()));
 }
 
+// The checks both series writers make before writing anything: the grid, the base name, and the grid's fit in
+// vtkImageData's int extents.
+void checkVtkSeries(const GridGeometry& grid, const std::string& base) {
+  checkGrid(grid);
+  checkBaseName(base);
+  constexpr long long maxPoints = 2147483647;  // vtkImageData extents are int
+  for (long long n : grid.cells)
+    if (n + 1 > maxPoints) throw std::invalid_argument(fmt::format("grid of {} cells is too large for VTK", n));
+}
+
+// The .pvd collection listing each step's file (<base>_<step><extension>) at its time.
+template <class Entries>
+std::string collection(const Entries& entries, const std::string& base, const char* extension) {
+  std::string out = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
+  for (const auto& e : entries)
+    out += fmt::format("    <DataSet timestep=\"{}\" group=\"\" part=\"0\" file=\"{}\"/>\n", e.time,
+                       stepFileName(base, e.step, extension));
+  out += "  </Collection>\n</VTKFile>\n";
+  return out;
+}
+
 }  // namespace
 
 VtkSeriesWriter::VtkSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid,
                                  bool singlePrecision)
     : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), single_(singlePrecision) {
-  checkGrid(grid_);
-  if (!isSafeName(base_, true))
-    throw std::invalid_argument(fmt::format("output base name '{}' must be letters, digits, '_', '-' or '.'", base_));
-  constexpr long long maxPoints = 2147483647;  // vtkImageData extents are int
-  for (long long n : grid_.cells)
-    if (n + 1 > maxPoints) throw std::invalid_argument(fmt::format("grid of {} cells is too large for VTK", n));
+  checkVtkSeries(grid_, base_);
 }
 
 std::filesystem::path VtkSeriesWriter::seriesPath() const { return dir_ / (base_ + ".pvd"); }
@@ -111,26 +127,14 @@ void VtkSeriesWriter::write(long long step, double time, const std::vector<Field
   writeFileAtomic(seriesPath(), pvd());
 }
 
-std::string VtkSeriesWriter::pvd() const {
-  std::string out = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
-  for (const auto& e : entries_)
-    out += fmt::format("    <DataSet timestep=\"{}\" group=\"\" part=\"0\" file=\"{}\"/>\n", e.time,
-                       stepFileName(base_, e.step, ".vti"));
-  out += "  </Collection>\n</VTKFile>\n";
-  return out;
-}
+std::string VtkSeriesWriter::pvd() const { return collection(entries_, base_, ".vti"); }
 
 PartitionedVtkSeriesWriter::PartitionedVtkSeriesWriter(std::filesystem::path dir, std::string baseName,
                                                        GridGeometry grid, std::vector<GridBlock> blocks,
                                                        bool singlePrecision)
     : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), blocks_(std::move(blocks)),
       single_(singlePrecision) {
-  checkGrid(grid_);
-  if (!isSafeName(base_, true))
-    throw std::invalid_argument(fmt::format("output base name '{}' must be letters, digits, '_', '-' or '.'", base_));
-  constexpr long long maxPoints = 2147483647;  // vtkImageData extents are int
-  for (long long n : grid_.cells)
-    if (n + 1 > maxPoints) throw std::invalid_argument(fmt::format("grid of {} cells is too large for VTK", n));
+  checkVtkSeries(grid_, base_);
   checkBlocks(grid_, blocks_);
 }
 
@@ -205,13 +209,6 @@ std::string PartitionedVtkSeriesWriter::pvti(const std::vector<FieldView>& field
   return out;
 }
 
-std::string PartitionedVtkSeriesWriter::pvd() const {
-  std::string out = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
-  for (const auto& e : entries_)
-    out += fmt::format("    <DataSet timestep=\"{}\" group=\"\" part=\"0\" file=\"{}\"/>\n", e.time,
-                       stepFileName(base_, e.step, ".pvti"));
-  out += "  </Collection>\n</VTKFile>\n";
-  return out;
-}
+std::string PartitionedVtkSeriesWriter::pvd() const { return collection(entries_, base_, ".pvti"); }
 
 }  // namespace hopsim::io
