@@ -487,14 +487,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
         HOPSIM_CUDA_CHECK_LAUNCH("buildListBinsKernel<region>");
       }
       HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->overflow, &ds_->overflow, sizeof(int), cudaMemcpyDeviceToHost,
-                                        stream_));
-      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      if (hostScalars_->overflow == 0) break;
-      const int overflow = hostScalars_->overflow;
-      deviceFree(a_.nlist);
-      a_.stride = overflow + overflow / 4 + 8;
-      deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * ownedCap_);
+      if (listFits(a_, ownedCap_, ds_, hostScalars_, stream_)) break;
     }
     stats_.neighborSeconds += elapsed(nbEv_[0], nbEv_[1]);
     ++stats_.neighborBuilds;

@@ -406,14 +406,7 @@ class CudaMdEngine final : public MdEngine {
         HOPSIM_CUDA_CHECK_LAUNCH("buildListBinsKernel");
       }
       HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->overflow, &ds_->overflow, sizeof(int), cudaMemcpyDeviceToHost,
-                                        stream_));
-      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      if (hostScalars_->overflow == 0) break;
-      const int overflow = hostScalars_->overflow;
-      deviceFree(a_.nlist);
-      a_.stride = overflow + overflow / 4 + 8;
-      deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * n_);
+      if (listFits(a_, n_, ds_, hostScalars_, stream_)) break;
       destroyGraphs();  // the list moved
     }
     float ms = 0;

@@ -332,6 +332,20 @@ void deviceFree(T*& p) {
   p = nullptr;
 }
 
+// After a list build queued on `stream`: reads the overflow flag (synchronises) and returns true when every list fit
+// in a.stride entries; otherwise regrows a.nlist for `capacity` atoms to the longest list plus a quarter, for the
+// caller to build again.
+template <class S, class P>
+bool listFits(Arrays<S, P>& a, std::size_t capacity, DeviceScalars* ds, DeviceScalars* host, cudaStream_t stream) {
+  HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&host->overflow, &ds->overflow, sizeof(int), cudaMemcpyDeviceToHost, stream));
+  HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (host->overflow == 0) return true;
+  const int overflow = host->overflow;
+  deviceFree(a.nlist);
+  a.stride = overflow + overflow / 4 + 8;
+  deviceAlloc(a.nlist, static_cast<std::size_t>(a.stride) * capacity);
+  return false;
+}
 
 }  // namespace
 
