@@ -52,6 +52,42 @@ hopper)
   done
   run hopper_memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[hopper-sanitize]"
   run hopper_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]" ;;
+temporal)
+  # The Hopper temporal kernel (k steps per launch; "2c4": 2 steps, clusters of 4 blocks): tests, each variant against
+  # portable in one process per variant, DRAM bytes per cell-step from ncu, sanitizers.
+  # TEMPORAL_VARIANTS overrides the variants benchmarked (default: off 1 2 2c4 2c8 4).
+  run temporal_tests 200 $T "Hopper LBM temporal*"
+  for c in d3q19_256_single d2q9_4096_single d3q19_256_half; do
+    for v in ${TEMPORAL_VARIANTS:-off 1 2 2c4 2c8 4}; do
+      case $c$v in d2q9*c*) continue ;; esac
+      k=${v%%c*}; cl=1; [ "$k" != "$v" ] && cl=${v#*c}
+      run "temporal_${c}_k$v" 60 env HOPSIM_HOPPER_STEPS=$k HOPSIM_HOPPER_TEMPORAL_CLUSTER=$cl $B "bench/lbm_$c.yaml" \
+        --kernels portable,hopper --layouts two-lattice --repeats 5 --json "$R/temporal_${c}_k$v.json"
+    done
+  done
+  NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio"
+  for c in d3q19_256_single d2q9_4096_single; do
+    for v in ${NCU_VARIANTS:-1 2 2c4 2c8 4}; do
+      case $c$v in d2q9*c*) continue ;; esac
+      k=${v%%c*}; cl=1; [ "$k" != "$v" ] && cl=${v#*c}
+      run "ncu_${c}_k$v" 60 env HOPSIM_HOPPER_STEPS=$k HOPSIM_HOPPER_TEMPORAL_CLUSTER=$cl $NCU -k regex:temporal -c 1 \
+        $B "bench/lbm_$c.yaml" --kernels hopper --steps 16 --repeats 1
+    done
+  done
+  run temporal_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run temporal_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run temporal_synccheck 120 compute-sanitizer --tool synccheck --error-exitcode 1 $T "[hopper-sanitize]" ;;
+hopperfinal)
+  # Every Hopper test, the quick LBM validation cases on the Hopper kernels (Taylor-Green 2D runs the temporal
+  # kernel) and with kernels: auto, and kernels: auto next to portable on the two benchmark boxes.
+  run hopper_all_tests 200 $T "[hopper]"
+  Q="lbm.poiseuille2d lbm.couette2d lbm.taylor_green2d lbm.channel2d lbm.poiseuille3d lbm.duct3d lbm.mass_conservation lbm.cavity_re100_small"
+  run validate_hopper 120 build/hopsim validate --backend cuda --kernels hopper $Q
+  run validate_auto_tg2d 60 build/hopsim validate --backend cuda lbm.taylor_green2d
+  for c in d2q9_4096_single d3q19_256_single; do
+    run "auto_bench_$c" 60 $B "bench/lbm_$c.yaml" --kernels portable,auto --layouts two-lattice --repeats 5 \
+      --json "$R/auto_bench_$c.json"
+  done ;;
 half)
   run half_tests 90 $T "CUDA LBM FP16: the two-cells-per-thread bulk kernel gives bitwise the one-cell kernel's state"
   for p in 0 1; do

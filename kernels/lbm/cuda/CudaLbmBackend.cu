@@ -1,4 +1,7 @@
 // makeCudaBackend: picks the lattice's portable or Hopper CUDA backend and resolves the layout and launch options.
+#include <cuda_runtime.h>
+
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -44,6 +47,36 @@ HopperLbmOptions::TileLoad tileLoadFromEnvironment() {
   throw std::runtime_error("HOPSIM_HOPPER_TILE_LOAD=" + s + ": expected tma, plain or auto");
 }
 
+// HOPSIM_HOPPER_STEPS=1|2|4|auto|off: time steps per launch of the Hopper temporal kernel (off: the cluster kernel).
+int stepsFromEnvironment() {
+  const char* v = std::getenv("HOPSIM_HOPPER_STEPS");
+  if (!v || !*v) return HopperLbmOptions::kTemporalAuto;
+  const std::string s = v;
+  if (s == "1" || s == "2" || s == "4") return std::stoi(s);
+  if (s == "auto") return HopperLbmOptions::kTemporalAuto;
+  if (s == "off") return HopperLbmOptions::kTemporalOff;
+  throw std::runtime_error("HOPSIM_HOPPER_STEPS=" + s + ": expected 1, 2, 4, auto or off");
+}
+
+// Whether `kernels: auto` takes the Hopper backend: where its temporal kernel runs (every cell bulk: periodic on
+// every axis of the lattice, no solid cell, one rank, two lattices) for a lattice and precision whose measured
+// speed on the H200 beat the portable kernels (docs/performance.md, "Temporal blocking"): D2Q9 in single precision
+// (4 steps per launch: 1.9x). D3Q19 stays portable (its temporal kernel measured below the portable one).
+bool hopperTemporalWins(const LbmSetup& s, const CudaLbmOptions& o) {
+  if (s.lattice != LatticeKind::D2Q9 || s.precision != Precision::Single) return false;
+  if (o.layout != StreamingLayout::TwoLattice || s.domain.hasGhosts()) return false;
+  for (int a = 0; a < 2; ++a)
+    if (!s.domain.periodic[a]) return false;
+  for (const std::uint8_t f : s.flags)
+    if (f != kFluid) return false;
+  int major = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, o.device) != cudaSuccess) {
+    (void)cudaGetLastError();  // no such device: the portable backend says so clearly
+    return false;
+  }
+  return major >= 9;
+}
+
 }  // namespace
 
 std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup& setup, KernelVariant variant, int device) {
@@ -58,14 +91,17 @@ std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup& setup, KernelVariant
   }
   o.blockThreads = intFromEnvironment("HOPSIM_LBM_BLOCK_THREADS", 256, 64, 256);
   o.graphSteps = intFromEnvironment("HOPSIM_LBM_GRAPH_STEPS", 32, 2, 4096);
-  // kernels: auto takes the portable kernels on every lattice and precision: the Hopper cluster kernel measured
-  // 0.33-0.53 of their speed on an H200 (docs/performance.md, "Hopper kernels"); revisit when it is faster.
+  // kernels: auto takes the portable kernels except where the Hopper temporal kernel measured faster (above); the
+  // Hopper cluster kernel measured 0.33-0.56 of their speed on an H200 (docs/performance.md, "Hopper kernels").
+  if (variant == KernelVariant::Auto && hopperTemporalWins(setup, o)) variant = KernelVariant::Hopper;
   if (variant == KernelVariant::Hopper) {
     // Thread block clusters (kernels/lbm/hopper/); two lattices always, so no in-place fallback note here.
     o.note.clear();
     HopperLbmOptions h;
     h.clusterBlocks = intFromEnvironment("HOPSIM_HOPPER_CLUSTER", 0, 0, 16);
     h.tileLoad = tileLoadFromEnvironment();
+    h.stepsPerLaunch = stepsFromEnvironment();
+    h.temporalCluster = intFromEnvironment("HOPSIM_HOPPER_TEMPORAL_CLUSTER", 0, 0, 8);
     return makeHopperLbm(setup, o, h);
   }
   switch (setup.lattice) {

@@ -33,8 +33,9 @@
 //     predicted ~36,000 (1.4x) if the redundant halo updates and the in-brick barriers stay hidden;
 //   - a persistent, pipelined TMA kernel (2-3 tile stages per block) to put more bytes in flight per SM than
 //     registers allow, predicted to lift FP16 storage from 61% towards ~90% of copy (~47,000 MLUPS).
-// Both are TODO. For temporal blocking the kernel would take K as a template parameter, load a (brick + 2K halo)
-// region per cluster, and run K pull/collide rounds between cluster barriers, the stores of the last round only.
+// Temporal blocking became its own kernel (TemporalStep.cuh: columns marching along z, levels in shared memory,
+// optionally shared across a cluster over DSMEM); the measurements that decide between them are in
+// docs/performance.md ("Temporal blocking"). The pipelined TMA kernel is not done.
 #pragma once
 
 #include <cooperative_groups.h>

@@ -1,9 +1,11 @@
 // The Hopper LBM backend (`device.kernels: hopper`, compute capability 9.0 and newer) for one lattice and one
 // storage type. It keeps the portable backend's state and machinery (CudaLbm.cuh: two population arrays, cell
 // classes, the list of boundary cells, graphs of steps, the fields and observables kernels of LbmKernels.cuh) and
-// replaces only the bulk update by the thread block cluster kernel of ClusterStep.cuh (see there for the design,
-// the bandwidth floor and the prediction). Boundary cells go through the portable boundaryStepKernel, so every
-// lattice and boundary type works, and the results equal the portable backend's bit for bit.
+// replaces only the bulk update: by the temporal kernel of TemporalStep.cuh (k = 1, 2 or 4 steps per launch) where
+// every cell is bulk (periodic boxes without solids), otherwise by the thread block cluster kernel of ClusterStep.cuh
+// (see those files for the designs, floors and predictions). Boundary cells go through the portable
+// boundaryStepKernel, so every lattice and boundary type works; the cluster kernel's results equal the portable
+// backend's bit for bit, the temporal kernel's to round-off (nvcc contracts collide() differently in it).
 //
 // Two lattices only (the cluster kernel pulls from a source array that no block writes during the step); a request
 // for the in-place layout runs two lattices and says so in description(). D3Q27 and double precision run the
@@ -23,6 +25,7 @@
 #include "kernels/lbm/cuda/CudaLbmFactory.h"
 #include "kernels/lbm/cuda/LbmKernels.cuh"
 #include "kernels/lbm/hopper/ClusterStep.cuh"
+#include "kernels/lbm/hopper/TemporalStep.cuh"
 #include "kernels/lbm/hopper/TensorMap.cuh"
 
 namespace hopsim::lbm::hopper {
@@ -32,6 +35,7 @@ class HopperLbm final : public LbmBackend {
   using Store = PopulationStorage<S>;
   using T = typename Store::Arith;
   static constexpr bool kCluster = clusterKernelBuilt<L, S>();
+  static constexpr bool kTemporal = temporalKernelBuilt<L, S>();
 
  public:
   HopperLbm(const LbmSetup& s, const CudaLbmOptions& o, const HopperLbmOptions& h)
@@ -66,6 +70,7 @@ class HopperLbm final : public LbmBackend {
     listBoundaryCells();
     initialise(s);
     if constexpr (kCluster) configureCluster();
+    configureTemporal();
     stream_.synchronize();
   }
 
@@ -88,7 +93,7 @@ class HopperLbm final : public LbmBackend {
 
   void advance(long long steps, bool forcesOnLastStep) override {
     if (steps <= 0) return;
-    const bool forces = forcesOnLastStep && obstacles_ > 0;
+    const bool forces = forcesOnLastStep && obstacles_ > 0;  // never with the temporal kernel: no solids there
     runPlain(forces ? steps - 1 : steps);
     if (forces) {
       forces_.zero(stream_.get());
@@ -331,10 +336,13 @@ class HopperLbm final : public LbmBackend {
     stream_.synchronize();
     std::vector<BoundaryCell> list;
     std::size_t c = 0;
+    allBulk_ = true;
     for (int z = 0; z < p_.n[2]; ++z)
       for (int y = 0; y < p_.n[1]; ++y)
-        for (int x = 0; x < p_.n[0]; ++x, ++c)
+        for (int x = 0; x < p_.n[0]; ++x, ++c) {
           if (cls[c] == kCellBoundary) list.push_back({x, y, z});
+          allBulk_ = allBulk_ && cls[c] == kCellBulk;
+        }
     boundaryCount_ = static_cast<long long>(list.size());
     boundary_ = DeviceBuffer<BoundaryCell>(list.size());
     if (!list.empty())
@@ -416,6 +424,8 @@ class HopperLbm final : public LbmBackend {
     else launchStep<unsigned>(st, parity, forces);
   }
 
+  // Graphs of graphSteps steps (a multiple of 2 k: an even number of launches, so each graph leaves the current
+  // array where it found it), then launches of k steps, then single steps.
   void runPlain(long long steps) {
     const int chunk = options_.graphSteps;
     while (steps >= chunk) {
@@ -423,16 +433,33 @@ class HopperLbm final : public LbmBackend {
       if (!g) {
         const int start = parity_;
         g = CudaGraph::capture(stream_.get(), [&](cudaStream_t st) {
-          for (int k = 0; k < chunk; ++k) enqueueStep(st, start ^ (k & 1), nullptr);
+          for (int k = 0; k < chunk / steps_; ++k) enqueueLaunch(st, start ^ (k & 1), steps_);
         });
       }
       g.launch(stream_.get());
       steps -= chunk;
     }
-    for (; steps > 0; --steps) {
-      enqueueStep(stream_.get(), parity_, nullptr);
+    for (; steps > 0; steps -= steps >= steps_ ? steps_ : 1) {
+      enqueueLaunch(stream_.get(), parity_, steps >= steps_ ? steps_ : 1);
       parity_ ^= 1;
     }
+  }
+
+  // k steps from f_[parity] into f_[parity ^ 1]: the temporal kernel, or (k = 1) one step of the other kernels.
+  void enqueueLaunch(cudaStream_t st, int parity, int k) const {
+    if (!temporal_) return enqueueStep(st, parity, nullptr);
+    if constexpr (kTemporal) {
+      if (k == 1) return launchTemporal<1, 1>(st, parity);
+      if (k == 4) return launchTemporal<4, 1>(st, parity);
+      if (k == 2) {
+        if constexpr (L::D == 3) {
+          if (cluster_ == 4) return launchTemporal<2, 4>(st, parity);
+          if (cluster_ == 8) return launchTemporal<2, 8>(st, parity);
+        }
+        return launchTemporal<2, 1>(st, parity);
+      }
+    }
+    throw std::logic_error("temporal kernel: no launch of " + std::to_string(k) + " steps");
   }
 
   template <class Index>
@@ -449,12 +476,157 @@ class HopperLbm final : public LbmBackend {
     HOPSIM_CUDA_CHECK_LAUNCH("observablesKernel");
   }
 
+  // ---- the temporal kernel (TemporalStep.cuh): k steps per launch where every cell is bulk ----
+
+  // Steps per launch: the request (HopperLbmOptions::stepsPerLaunch), or where none, kAutoSteps on boxes the
+  // temporal kernel can run; a request it cannot honour is an error. Likewise the cluster of the 2-step 3-D kernel.
+  void configureTemporal() {
+    const int asked = hopper_.stepsPerLaunch;
+    if (asked == HopperLbmOptions::kTemporalOff) return;
+    if (asked != HopperLbmOptions::kTemporalAuto && asked != 1 && asked != 2 && asked != 4)
+      throw std::runtime_error("Hopper steps per launch " + std::to_string(asked) + ": expected 1, 2 or 4");
+    std::string why;
+    if (!kTemporal) why = std::string("no temporal kernel is built for ") + L::name + " " + storageName();
+    else if (!allBulk_) why = "the box is not periodic on every axis or has solid cells";
+    else if (wide_) why = "more than 2^32 populations";
+    if (!why.empty()) {
+      if (asked != HopperLbmOptions::kTemporalAuto)
+        throw std::runtime_error("Hopper steps per launch " + std::to_string(asked) + ": the temporal kernel cannot "
+                                 "run this case (" + why + "); leave it to auto or off");
+      return;
+    }
+    if constexpr (kTemporal) {
+      temporal_ = true;
+      steps_ = asked ? asked : kAutoSteps;
+      const int cluster = hopper_.temporalCluster;
+      if (cluster && cluster != 1 && !(L::D == 3 && steps_ == 2 && (cluster == 4 || cluster == 8)))
+        throw std::runtime_error("Hopper temporal cluster of " + std::to_string(cluster) +
+                                 " blocks: clusters of 4 or 8 blocks run the 3-D lattices at 2 steps per launch");
+      cluster_ = L::D == 3 && steps_ == 2 ? (cluster ? cluster : kAutoCluster) : 1;
+      if (steps_ == 1) planTemporal<1, 1>();
+      if (steps_ == 4) planTemporal<4, 1>();
+      if (steps_ == 2) {
+        if constexpr (L::D == 3) {
+          if (cluster_ == 4) planTemporal<2, 4>();
+          if (cluster_ == 8) planTemporal<2, 8>();
+        }
+        if (cluster_ == 1) planTemporal<2, 1>();
+      }
+      if (steps_ != 1) planTemporal<1, 1>(/*describe=*/false);  // the remainder steps
+      const int even = 2 * steps_;
+      options_.graphSteps = (options_.graphSteps + even - 1) / even * even;
+    }
+  }
+
+  template <int K, int Cy, bool Forced>
+  static auto temporalKernel() {
+    return &temporalStepKernel<L, S, K, Cy, Forced>;
+  }
+
+  template <int K, int Cy>
+  static cudaLaunchConfig_t temporalConfig(dim3 grid, cudaStream_t st, cudaLaunchAttribute& attr) {
+    using G = MarchTile<L, K, S, Cy>;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(G::cells, 1, 1);
+    cfg.dynamicSmemBytes = G::smemBytes;
+    cfg.stream = st;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = Cy;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    return cfg;
+  }
+
+  // The launch of the K-step kernel: every instantiation allowed its shared memory, the segment length along the
+  // march axis chosen for the fewest plane-iterations per SM (waves of resident tiles x planes per tile, the K - 1
+  // planes of lead-in and lead-out on each side counted).
+  template <int K, int Cy>
+  void planTemporal(bool describe = true) {
+    using G = MarchTile<L, K, S, Cy>;
+    for (const auto k : {temporalKernel<K, Cy, false>(), temporalKernel<K, Cy, true>()})
+      HOPSIM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(G::smemBytes)));
+    const int a = L::D - 1;
+    const unsigned tilesX = static_cast<unsigned>((p_.n[0] + G::outX - 1) / G::outX);
+    const unsigned tilesY = L::D == 3 ? static_cast<unsigned>((p_.n[1] + G::outY - 1) / G::outY) : 1;
+    // Resident tiles: blocks per SM x SMs, or clusters of Cy blocks (cudaOccupancyMaxActiveClusters).
+    int perSm = 0, resident = 0;
+    const bool forced = hasBodyForce(p_.collision);
+    const auto kernel = forced ? temporalKernel<K, Cy, true>() : temporalKernel<K, Cy, false>();
+    HOPSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, G::cells, G::smemBytes));
+    if constexpr (Cy > 1) {
+      cudaLaunchAttribute attr{};
+      const cudaLaunchConfig_t cfg = temporalConfig<K, Cy>(dim3(tilesX, tilesY * Cy, 1), nullptr, attr);
+      HOPSIM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, kernel, &cfg));
+    } else {
+      resident = perSm * device_.multiProcessorCount;
+    }
+    if (resident < 1) throw std::runtime_error("the temporal LBM kernel does not fit on " + std::string(device_.name));
+    const long long tiles = static_cast<long long>(tilesX) * tilesY;
+    const int planes = p_.n[a];
+    int best = planes;
+    double bestCost = 0;
+    for (int m = std::min(planes, 4 * K); m <= planes; ++m) {
+      const long long segments = (planes + m - 1) / m;
+      const long long waves = (tiles * segments + resident - 1) / resident;
+      const double cost = static_cast<double>(waves) * (m + 2 * (K - 1));
+      if (bestCost == 0 || cost < bestCost) best = m, bestCost = cost;
+    }
+    const unsigned segments = static_cast<unsigned>((planes + best - 1) / best);
+    const dim3 grid(tilesX, L::D == 3 ? tilesY * Cy : segments, L::D == 3 ? segments : 1);
+    if (grid.y > 65535 || grid.z > 65535) throw std::runtime_error("domain too large for the temporal LBM kernel grid");
+    march_[K == 4 ? 2 : K - 1] = {grid, best};
+    if (!describe) return;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "temporal blocking, %d step%s per launch (every cell bulk): columns of %dx%d cells marching along %c "
+                  "(%dx%d stored per column), %s, segments of %d planes, %d blocks per SM, %zu KB shared memory per "
+                  "block",
+                  K, K > 1 ? "s" : "", G::x, G::rows, "xyz"[a], G::outX, G::outY,
+                  Cy > 1 ? ("clusters of " + std::to_string(Cy) + " blocks of " + std::to_string(G::x) + "x" +
+                            std::to_string(G::y) + " cells sharing levels over DSMEM").c_str()
+                         : "one block per column",
+                  best, perSm, G::smemBytes / 1024);
+    bulkDescription_ = buf;
+  }
+
+  template <int K, int Cy>
+  void launchTemporal(cudaStream_t st, int parity) const {
+    const March& m = march_[K == 4 ? 2 : K - 1];
+    const S* src = f_[parity].get();
+    S* dst = f_[parity ^ 1].get();
+    withForcing(p_, [&]<bool Forced>() {
+      cudaLaunchAttribute attr{};
+      const cudaLaunchConfig_t cfg = temporalConfig<K, Cy>(m.grid, st, attr);
+      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, temporalKernel<K, Cy, Forced>(), p_, src, dst, m.segment));
+      HOPSIM_CUDA_CHECK_LAUNCH("temporalStepKernel");
+    });
+  }
+
+  // Steps per launch of the temporal kernel when the case does not say, the fastest measured on the H200
+  // (docs/performance.md, "Temporal blocking"): 4 for D2Q9; 1 for D3Q19, whose 2-step kernel measured slower.
+  static constexpr int kAutoSteps = L::D == 2 ? 4 : 1;
+  static constexpr int kAutoCluster = 1;  // blocks per cluster of the 2-step 3-D kernel when the case does not say
+
+  struct March {
+    dim3 grid{1, 1, 1};
+    int segment = 1;
+  };
+
   DomainParams<T> p_;
   CudaLbmOptions options_;
   HopperLbmOptions hopper_;
   int obstacles_;
   bool wide_ = false;
   bool tma_ = false;
+  bool allBulk_ = false;   // every cell bulk: periodic on every axis, no solids
+  bool temporal_ = false;  // bulk steps by the temporal kernel, steps_ per launch
+  int steps_ = 1;
+  int cluster_ = 1;        // blocks per cluster of the temporal kernel (1: no cluster)
+  March march_[3];         // launches of the temporal kernel for K = 1, 2, 4
   cudaDeviceProp device_{};
   dim3 block_, grid_;
   ClusterShape shape_;

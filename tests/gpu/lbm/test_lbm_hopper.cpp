@@ -48,13 +48,17 @@ std::unique_ptr<LbmBackend> portable(LbmSetup s) {
   return makeCudaBackend(s, KernelVariant::Portable, 0);
 }
 
-std::unique_ptr<LbmBackend> hopperBackend(const LbmSetup& s, int clusterBlocks, TileLoad load) {
+// The cluster kernel unless `steps` asks for the temporal kernel (1, 2, 4 steps per launch, or auto).
+std::unique_ptr<LbmBackend> hopperBackend(const LbmSetup& s, int clusterBlocks, TileLoad load,
+                                          int steps = HopperLbmOptions::kTemporalOff, int temporalCluster = 0) {
   CudaLbmOptions o;
   o.device = 0;
   o.layout = StreamingLayout::TwoLattice;
   HopperLbmOptions h;
   h.clusterBlocks = clusterBlocks;
   h.tileLoad = load;
+  h.stepsPerLaunch = steps;
+  h.temporalCluster = temporalCluster;
   return makeHopperLbm(s, o, h);
 }
 
@@ -99,6 +103,33 @@ void checkIdentical(LbmBackend& ref, LbmBackend& test) {
     }
   INFO("force difference " << diff << " of " << scale);
   CHECK(diff <= 1e-12 * std::max(scale, 1e-30));
+}
+
+// The same state to round-off, for kernels that compute the same arithmetic in a different order of fused
+// multiply-adds (the compiler contracts collide() differently inside different kernels): density and velocity of
+// every cell within `tol` of the flow's largest speed, mass and kinetic energy to the same relative tolerance.
+// A wrong pull or a stale plane moves populations by O(u), far above any such tolerance.
+void checkClose(LbmBackend& ref, LbmBackend& test, double tol) {
+  std::vector<double> rr, ur, rt, ut;
+  ref.macroscopic(rr, ur);
+  test.macroscopic(rt, ut);
+  REQUIRE(rr.size() == rt.size());
+  REQUIRE(ur.size() == ut.size());
+  double maxSpeed = 0, dRho = 0, dU = 0;
+  for (std::size_t c = 0; c < rr.size(); ++c) {
+    maxSpeed = std::max(maxSpeed, std::hypot(ur[3 * c], ur[3 * c + 1], ur[3 * c + 2]));
+    dRho = std::max(dRho, std::abs(rr[c] - rt[c]));
+    for (int a = 0; a < 3; ++a) dU = std::max(dU, std::abs(ur[3 * c + a] - ut[3 * c + a]));
+  }
+  std::printf("  max |d rho| %.3g, max |d u| %.3g of max |u| %.3g (tolerance %.3g)\n", dRho, dU, maxSpeed, tol);
+  INFO("max |d rho| " << dRho << ", max |d u| " << dU << ", max |u| " << maxSpeed);
+  CHECK(std::isfinite(dRho + dU + maxSpeed));
+  CHECK(maxSpeed > 1e-4);  // a flow, not a fluid at rest
+  CHECK(dRho <= tol * maxSpeed);
+  CHECK(dU <= tol * maxSpeed);
+  const Observables a = ref.observables(), b = test.observables();
+  CHECK(std::abs(a.mass - b.mass) <= tol * maxSpeed * static_cast<double>(rr.size()));
+  CHECK(std::abs(a.kineticEnergy - b.kineticEnergy) <= 2 * tol * std::abs(a.kineticEnergy));
 }
 
 // 100 steps as the agreement tests run them: a graph of 32 and 5 single launches, then 63 steps ending with forces.
@@ -244,6 +275,121 @@ TEST_CASE("Hopper LBM: fallbacks, layouts, TMA refusal, graphs and single launch
   }
 }
 
+// Periodic boxes without solids, where the temporal kernel runs: sizes that are not multiples of its tiles (32 x 16
+// or 32 x 8 cells in 3-D, 256 in 2-D, minus the 2 (K - 1) halo cells) or of its segments, and boxes smaller than one
+// tile or thinner along the march axis than the K - 1 planes of lead-in, so that pulls and tiles wrap many times.
+std::vector<std::pair<std::string, std::string>> periodicCases() {
+  const std::string common = "solver: lbm\nfluid: {tau: 0.58}\nrun: {steps: 100}\ninitial: {taylor_green: {u0: 0.05}}\n";
+  return {
+      {"D3Q19 70x37x29 trt + force", common + "lattice: D3Q19\nprecision: single\ncollision: {model: trt}\n"
+                                              "domain: {cells: [70, 37, 29], periodic: [x, y, z]}\n"
+                                              "body_force: [2.0e-5, -1.0e-5, 0.5e-5]\n"},
+      {"D3Q19 64x48x40 bgk", common + "lattice: D3Q19\nprecision: single\ncollision: {model: bgk}\n"
+                                      "domain: {cells: [64, 48, 40], periodic: [x, y, z]}\n"},
+      {"D3Q19 8x6x3 bgk + force", common + "lattice: D3Q19\nprecision: single\ncollision: {model: bgk}\n"
+                                           "domain: {cells: [8, 6, 3], periodic: [x, y, z]}\n"
+                                           "body_force: [1.0e-5, 2.0e-6, 0]\n"},
+      {"D2Q9 600x77 trt + force", common + "lattice: D2Q9\nprecision: single\ncollision: {model: trt}\n"
+                                           "domain: {cells: [600, 77], periodic: [x, y]}\nbody_force: [2.0e-5, 1.0e-5]\n"},
+      {"D2Q9 300x40 bgk", common + "lattice: D2Q9\nprecision: single\ncollision: {model: bgk}\n"
+                                   "domain: {cells: [300, 40], periodic: [x, y]}\n"},
+      {"D2Q9 7x5 bgk + force", common + "lattice: D2Q9\nprecision: single\ncollision: {model: bgk}\n"
+                                        "domain: {cells: [7, 5], periodic: [x, y]}\nbody_force: [1.0e-5, 3.0e-6]\n"},
+  };
+}
+
+// Not bitwise: the temporal kernel's collide() is the portable one, but compiled into a different kernel, where nvcc
+// fuses a few multiply-adds differently (seen on the H200 for BGK without a body force), so results agree to
+// round-off: 1e-5 of the largest speed in FP32 (rounding differences of ~1e-7 in 100 steps), 1e-2 in FP16 storage
+// (whose rounding step is 2^-11 of a population's deviation from its weight).
+TEST_CASE("Hopper LBM temporal kernel (k steps per launch) equals k portable steps to round-off", "[gpu][lbm][hopper]") {
+  if (!haveHopper()) return;
+  for (const auto& [name, yaml] : periodicCases())
+    for (const Precision precision : {Precision::Single, Precision::Half}) {
+      const LbmSetup setup = withPrecision(buildSetup(parseCase(yaml)), precision);
+      auto ref = portable(setup);
+      run100(*ref);  // 37 + 63 steps: k-step launches in graphs and alone, then single steps for the remainders
+      const bool threeD = setup.lattice == LatticeKind::D3Q19;
+      for (const int steps : {1, 2, 4, HopperLbmOptions::kTemporalAuto})
+        for (const int cluster : steps == 2 && threeD ? std::vector<int>{1, 4, 8} : std::vector<int>{0}) {
+          auto h = hopperBackend(setup, 0, TileLoad::Auto, steps, cluster);
+          INFO(name << (precision == Precision::Half ? " half" : " single") << ", steps " << steps << ", cluster "
+                    << cluster << " | " << h->description());
+          const std::string expect =
+              "temporal blocking, " + (steps ? std::to_string(steps) + (steps > 1 ? " steps" : " step") : std::string());
+          CHECK(h->description().find(expect) != std::string::npos);
+          if (cluster > 1) CHECK(h->description().find("clusters of " + std::to_string(cluster)) != std::string::npos);
+          run100(*h);
+          std::printf("%s %s, steps %d, cluster %d:", name.c_str(), precision == Precision::Half ? "half" : "single",
+                      steps, cluster);
+          checkClose(*ref, *h, precision == Precision::Half ? 1e-2 : 1e-5);
+        }
+    }
+}
+
+TEST_CASE("Hopper LBM temporal kernel: where it cannot run", "[gpu][lbm][hopper]") {
+  if (!haveHopper()) return;
+  SECTION("walls or solids: auto takes the cluster kernel, an explicit k > 1 is an error that says why") {
+    for (const Flow flow : {Flow::Channel, Flow::Cavity}) {
+      const LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", flow)));
+      auto h = hopperBackend(setup, 0, TileLoad::Auto, HopperLbmOptions::kTemporalAuto);
+      INFO(h->description());
+      CHECK(h->description().find("cluster kernel") != std::string::npos);
+      try {
+        hopperBackend(setup, 0, TileLoad::Auto, 2);
+        FAIL("2 steps per launch accepted on a box with walls");
+      } catch (const std::runtime_error& e) {
+        const std::string msg = e.what();
+        INFO(msg);
+        CHECK(msg.find("not periodic on every axis or has solid cells") != std::string::npos);
+      }
+    }
+  }
+  SECTION("D3Q27 and double: the portable bulk kernel, and an explicit k is an error") {
+    LbmSetup setup = buildSetup(parseCase(periodicCases()[1].second));
+    setup.precision = Precision::Double;
+    auto h = hopperBackend(setup, 0, TileLoad::Auto, HopperLbmOptions::kTemporalAuto);
+    CHECK(h->description().find("portable bulk kernel") != std::string::npos);
+    try {
+      hopperBackend(setup, 0, TileLoad::Auto, 4);
+      FAIL("4 steps per launch accepted for double precision");
+    } catch (const std::runtime_error& e) {
+      const std::string msg = e.what();
+      INFO(msg);
+      CHECK(msg.find("no temporal kernel is built for D3Q19 double") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("kernels: auto takes the Hopper temporal kernel only where it measured faster", "[gpu][lbm][hopper]") {
+  const int major = gpuMajor();
+  if (major == 0) {
+    std::printf("no CUDA device: test of the automatic kernel choice skipped\n");
+    return;
+  }
+  const std::string hopperOrPortable = major >= 9 ? "cuda/hopper" : "cuda/portable";
+  const LbmSetup d2q9 = buildSetup(parseCase(periodicCases()[4].second));  // D2Q9 300x40, periodic, no solids
+  {
+    auto b = makeCudaBackend(d2q9, KernelVariant::Auto, 0);
+    INFO(b->description());
+    CHECK(b->name() == hopperOrPortable);
+    if (major >= 9) CHECK(b->description().find("temporal blocking, 4 steps") != std::string::npos);
+  }
+  LbmSetup inPlace = d2q9;
+  inPlace.layout = StreamingLayout::InPlace;  // asked for half the memory: the portable in-place kernels
+  const std::vector<std::pair<std::string, LbmSetup>> portableCases = {
+      {"D2Q9 FP16", withPrecision(d2q9, Precision::Half)},
+      {"D2Q9 in-place", inPlace},
+      {"D3Q19 periodic", buildSetup(parseCase(periodicCases()[1].second))},
+      {"D2Q9 with an obstacle", buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::PeriodicForce)))},
+      {"D2Q9 channel", buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::Channel)))}};
+  for (const auto& [name, setup] : portableCases) {
+    auto b = makeCudaBackend(setup, KernelVariant::Auto, 0);
+    INFO(name << ": " << b->description());
+    CHECK(b->name() == "cuda/portable");
+  }
+}
+
 TEST_CASE("LBM bench runs the Hopper kernels next to the portable ones", "[gpu][lbm][hopper]") {
   if (!haveHopper()) return;
   LbmCase c = defaultBenchCase();
@@ -263,7 +409,8 @@ TEST_CASE("LBM bench runs the Hopper kernels next to the portable ones", "[gpu][
     CHECK(r["bytes_per_cell_step"].get<double>() == 152.0);
   }
   CHECK(j["runs"][1]["kernels"] == "hopper");
-  CHECK(j["runs"][1]["description"].get<std::string>().find("cluster kernel") != std::string::npos);
+  // A periodic box without solids: the temporal kernel, at its automatic steps per launch.
+  CHECK(j["runs"][1]["description"].get<std::string>().find("temporal blocking") != std::string::npos);
 }
 
 TEST_CASE("device.kernels: hopper on a GPU older than Hopper is a clear error", "[gpu][lbm][hopper]") {
@@ -296,6 +443,20 @@ TEST_CASE("Hopper LBM small cases for compute-sanitizer", "[gpu][lbm][hopper][ho
       g->advance(2, false);
       std::vector<double> rho, u;
       g->macroscopic(rho, u);
+      CHECK(std::isfinite(g->observables().mass));
+    }
+  }
+  // The temporal kernel's shared-memory rings (racecheck: the barrier after every level).
+  for (const int c : {0, 3}) {
+    const LbmSetup s = buildSetup(parseCase(periodicCases()[c].second));
+    for (const int steps : {2, 4}) {
+      auto g = hopperBackend(s, 0, TileLoad::Auto, steps);
+      g->advance(9, false);
+      CHECK(std::isfinite(g->observables().mass));
+    }
+    if (s.lattice == LatticeKind::D3Q19) {  // levels read across blocks of a cluster (DSMEM)
+      auto g = hopperBackend(s, 0, TileLoad::Auto, 2, 4);
+      g->advance(9, false);
       CHECK(std::isfinite(g->observables().mass));
     }
   }

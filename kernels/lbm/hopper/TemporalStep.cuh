@@ -1,0 +1,250 @@
+// Temporal blocking for the Hopper LBM backend: K time steps per launch for boxes whose every cell is bulk
+// (periodic on every axis, no solids), two lattices; the results are those of K single steps to round-off (the same
+// collide(), which nvcc contracts into fused multiply-adds a little differently inside this kernel).
+//
+// The scheme (a 2.5-D wavefront, one block or one cluster per column of the box):
+//   - a block owns a cross-section tile of x * y cells (x, y in 3-D; y = 1 in 2-D) and marches along the last axis
+//     (z in 3-D, y in 2-D) through a segment of `segment` planes, one thread per tile cell;
+//   - iteration j computes level 1 (one step from the source lattice) of plane j, pulling from global memory as the
+//     portable kernel does (neighbour re-reads hit L1/L2; for K > 1 loaded one iteration ahead), then level 2 of
+//     plane j - 1 from the level-1 planes held in shared memory, ..., level K of plane j - (K - 1), which is stored
+//     to the destination lattice;
+//   - level l is computed on the tile shrunk by l - 1 cells on each side of the cross-section (the pulls of level l
+//     reach one cell into the level l - 1 tile), so the tile's ring of K - 1 cells is recomputed by the
+//     neighbouring columns (the redundant halo work), and each segment starts K - 1 planes early and ends K - 1 late;
+//   - the intermediate levels live in shared memory in rings along the march axis: population i of plane q is
+//     pulled by plane q + c_i (A = march axis), i.e. in the same iteration (c_A = -1), one later (0) or two later
+//     (+1), so it needs c_A + 2 ring slots, not 3: 38 instead of 57 planes of D3Q19 populations per level.
+//     A barrier after each level orders the rings' writes and reads;
+//   - with clusters (3-D, K = 2), Cy blocks stacked along y share one tile: a cell on a block's first or last row
+//     pulls the neighbouring block's level-1 values over distributed shared memory (map_shared_rank), so only the
+//     cluster's tile has a halo, and the barrier is the cluster's.
+//
+// DRAM traffic per cell-step: the source lattice is read once (76 B FP32 D3Q19) if the halo re-reads of the
+// neighbouring columns hit L2, and the destination written once, per K steps: 152 / K B instead of 152 B. The
+// arithmetic grows by the redundant halo collisions: for a 32 x 16 tile and K = 2, (512 + 420) / (2 x 420) = 1.11
+// collisions per cell-step. Shared memory sets the limit: (K - 1) levels x 38 population planes x tile cells x 4 B
+// = 78 KB per 512-cell block at K = 2 (one or two blocks per SM), 233 KB at K = 4 (does not fit: K = 4 takes a
+// 32 x 8 tile, whose useful share is 26 x 2 / 256 = 20%). In 2-D a 256-cell row holds 18 population rows per level
+// and loses 2 (K - 1) of 256 cells to the halo, so K = 4 fits four blocks per SM.
+//
+// Measured on the H200 (docs/performance.md, "Temporal blocking"): D2Q9 FP32 at K = 4 moves 18 B per cell-step
+// instead of 72 and runs at 2.0x the one-step copy-bandwidth roofline; D3Q19 FP32 at K = 2 moves 88-103 B instead
+// of 152 but stays latency-bound (1 block of 512 or 4 of 256 threads per SM, a barrier per level) at 0.82 of the
+// portable kernel, and K = 4 (one 256-thread block per SM) at 0.45.
+#pragma once
+
+#include <cooperative_groups.h>
+
+#include <cstddef>
+
+#include "kernels/lbm/cuda/LbmKernels.cuh"
+
+namespace hopsim::lbm::hopper {
+
+// Ring slots population i needs in one intermediate level: c_A + 2 (A = the march axis, see above), and the
+// population planes of the populations before i, which for i = Q is a level's size: 38 planes for D3Q19, 18 for
+// D2Q9. Host-side sizes only: in the kernel a loop over k < i (unrolled or not) would index L::c's table at run time.
+template <class L>
+HOPSIM_HD constexpr int marchSlots(int i) {
+  return L::c(i, L::D - 1) + 2;
+}
+template <class L>
+HOPSIM_HD constexpr int marchPlanesBefore(int i) {
+  int s = 0;
+  for (int k = 0; k < i; ++k) s += marchSlots<L>(k);
+  return s;
+}
+
+template <class L, int K, class S>
+constexpr std::size_t marchLevelBytes(int cells) {
+  return static_cast<std::size_t>(K - 1) * marchPlanesBefore<L>(L::Q) * cells * sizeof(S);
+}
+
+// The cross-section tile of the temporal kernel for lattice L, K steps per launch, stored type S and Cy blocks per
+// thread block cluster. Cy = 1: one block per tile, 32 x 16 cells in 3-D (32 x 8 when 16 rows of K - 1 levels would
+// not fit in shared memory), 256 x 1 in 2-D. Cy = 4 or 8 (3-D): the tile is shared by a cluster of Cy blocks stacked
+// along y, 32 x 8 or 64 x 4 cells each, whose intermediate levels are read across block borders through
+// distributed shared memory: only the cluster's tile (32 x 32 or 64 x 32) has a halo to recompute, and each block
+// needs a quarter (a half) of the 32 x 16 block's shared memory, so 4 blocks fit per SM instead of 2.
+template <class L, int K, class S, int Cy = 1>
+struct MarchTile {
+  static_assert(Cy == 1 || (L::D == 3 && (Cy == 4 || Cy == 8)), "clusters of 4 or 8 blocks, 3-D only");
+  static constexpr int A = L::D - 1;  // the march axis
+  static constexpr int haloX = K - 1;
+  static constexpr int haloY = L::D == 3 ? K - 1 : 0;
+  static constexpr int levelPlanes = marchPlanesBefore<L>(L::Q);
+  static constexpr std::size_t kSmemLimit = 200 * 1024;  // leaves room below the 227 KB a block may have
+  static constexpr int x = L::D == 2 ? 256 : (Cy == 8 ? 64 : 32);
+  static constexpr int y = L::D == 2 ? 1
+                           : Cy == 8 ? 4
+                           : Cy == 4 ? 8
+                                     : (marchLevelBytes<L, K, S>(32 * 16) <= kSmemLimit ? 16 : 8);
+  static constexpr int cells = x * y;  // cells (threads) of a block
+  static constexpr int rows = y * Cy;  // rows of the (cluster's) tile
+  static constexpr int outX = x - 2 * haloX, outY = rows - 2 * haloY;  // cells of the tile stored at level K
+  static constexpr std::size_t smemBytes = marchLevelBytes<L, K, S>(cells);
+  // Whether level 1 loads its populations one plane ahead (K > 1: their latency then runs under the barriers).
+  static constexpr bool prefetch = K > 1;
+  // Resident blocks per SM asked of the compiler: 1024 threads per SM (a register cap of 64, as the portable
+  // kernels), 768 for D3Q19 with the prefetch (85 registers: the next plane's 19 populations and a level's are live
+  // together; at 64 registers ptxas spilled 74-234 bytes), fewer where the shared memory allows fewer.
+  static constexpr int kSmBytes = 228 * 1024, kBlockReserve = 1024;
+  static constexpr int kThreadsPerSm = prefetch && L::Q > 9 ? 768 : 1024;
+  static constexpr int blocksPerSm =
+      smemBytes == 0 ? kThreadsPerSm / cells
+                     : (kThreadsPerSm / cells < kSmBytes / static_cast<int>(smemBytes + kBlockReserve)
+                            ? kThreadsPerSm / cells
+                            : kSmBytes / static_cast<int>(smemBytes + kBlockReserve));
+  static_assert(outX > 0 && outY > 0, "tile too small for K steps");
+  static_assert(smemBytes <= 227 * 1024, "the intermediate levels do not fit in shared memory");
+};
+
+// The kernels the temporal path is built for: D2Q9 and D3Q19, FP32 and FP16 storage, K = 1, 2, 4.
+template <class L, class S>
+constexpr bool temporalKernelBuilt() {
+  return (L::Q == 9 || L::Q == 19) && sizeof(S) <= 4;
+}
+
+HOPSIM_HD int wrapIndex(int v, int n) {
+  const int r = v % n;
+  return r < 0 ? r + n : r;
+}
+
+// Launch: blocks of MarchTile::cells threads (1-D); grid (ceil(nx / outX), Cy ceil(ny / outY), ceil(nz / segment))
+// in 3-D, (ceil(nx / outX), ceil(ny / segment), 1) in 2-D, clusters of (1, Cy, 1) blocks where Cy > 1;
+// MarchTile::smemBytes of dynamic shared memory. Every cell of the box must be bulk and the box periodic on every
+// axis (the pulls wrap without tests).
+template <class L, class S, int K, int Cy, bool Forced>
+__global__ void __launch_bounds__(MarchTile<L, K, S, Cy>::cells, MarchTile<L, K, S, Cy>::blocksPerSm)
+    temporalStepKernel(const __grid_constant__ DomainParams<typename PopulationStorage<S>::Arith> p,
+                       const S* __restrict__ src, S* __restrict__ dst, int segment) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // the Hopper backend only runs on 9.0 and newer
+  using G = MarchTile<L, K, S, Cy>;
+  using Store = PopulationStorage<S>;
+  using T = typename Store::Arith;
+  using Index = unsigned;
+  constexpr int A = G::A;
+  extern __shared__ unsigned char smemRaw[];
+  S* const ring = reinterpret_cast<S*>(smemRaw);  // [level 1 .. K-1][population i: slots(i) planes][tile cell]
+
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  // Orders each level's ring writes before the next level's reads, and those reads before the ring is overwritten.
+  const auto barrier = [&] {
+    if constexpr (Cy > 1) cluster.sync();
+    else __syncthreads();
+  };
+
+  const int t = static_cast<int>(threadIdx.x);
+  const int tx = t % G::x, ty = t / G::x;
+  const int b = Cy > 1 ? static_cast<int>(blockIdx.y) % Cy : 0;  // the block's rank in its cluster (stacked along y)
+  const int row = b * G::y + ty;                                  // the cell's row in the (cluster's) tile
+  const int ox = static_cast<int>(blockIdx.x) * G::outX + tx - G::haloX;  // unwrapped cross-section position
+  const int oy = L::D == 3 ? static_cast<int>(blockIdx.y) / Cy * G::outY + row - G::haloY : 0;
+  const int x = wrapIndex(ox, p.n[0]);
+  const int y = L::D == 3 ? wrapIndex(oy, p.n[1]) : 0;
+  const int nA = p.n[A];
+  const int z0 = static_cast<int>(L::D == 3 ? blockIdx.z : blockIdx.y) * segment;
+  const int z1 = min(z0 + segment, nA);  // this block stores planes [z0, z1)
+  const bool storesCell = tx >= G::haloX && tx < G::x - G::haloX && ox < p.n[0] &&
+                          (L::D == 2 || (row >= G::haloY && row < G::rows - G::haloY && oy < p.n[1]));
+  const Index n = static_cast<Index>(p.cells);
+  const auto cursor = [&](int plane) {
+    const int a = wrapIndex(plane, nA);
+    return L::D == 3 ? CellCursor<Index>::make(p, x, y, a) : CellCursor<Index>::make(p, x, a, 0);
+  };
+  // The populations level 1 of a plane pulls from the source lattice, loaded one iteration ahead where G::prefetch:
+  // their latency runs under the barriers and the upper levels of the iteration before (software pipelining).
+  T next[L::Q];
+  const auto pullPlane = [&](int plane) {
+    const auto c = cursor(plane);
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i)
+      next[i] = Store::read(src + (static_cast<Index>(i) * n + static_cast<Index>(c.self + c.template offset<L>(i, -1))));
+  };
+  const int jEnd = z1 + (K - 1);
+  if constexpr (G::prefetch) pullPlane(z0 - (K - 1));
+
+  for (int r = 0, j = z0 - (K - 1); j < jEnd; ++r, ++j) {
+    // Level 1 of plane j: the portable bulk update, from the source lattice.
+    {
+      if constexpr (!G::prefetch) pullPlane(j);
+      T f[L::Q];
+HOPSIM_UNROLL
+      for (int i = 0; i < L::Q; ++i) f[i] = next[i];
+      if (G::prefetch && j + 1 < jEnd) pullPlane(j + 1);
+      T rho, u[3];
+      collideWith<L, Forced>(f, p.collision, rho, u);
+      if constexpr (K == 1) {
+        if (storesCell) {
+          const Index self = cursor(j).self;
+HOPSIM_UNROLL
+          for (int i = 0; i < L::Q; ++i) Store::write(dst + (static_cast<Index>(i) * n + self), f[i]);
+        }
+      } else {
+        const int s2 = r % 2, s3 = r % 3;  // ring slots of plane r (relative to the segment's first plane)
+        int planes = 0;  // population planes before i (a running sum: the unrolled loop folds it to constants)
+HOPSIM_UNROLL
+        for (int i = 0; i < L::Q; ++i) {
+          const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
+          Store::write(ring + (planes + slot) * G::cells + t, f[i]);
+          planes += ca + 2;
+        }
+      }
+    }
+    if constexpr (K > 1) barrier();
+
+    // Levels 2 .. K: level l of plane j - (l - 1) from the level l - 1 ring; level K to the destination lattice.
+HOPSIM_UNROLL
+    for (int l = 2; l <= K; ++l) {
+      const int plane = r - (l - 1);  // relative to the segment's first plane
+      const bool active = r >= 2 * l - 2 && tx >= l - 1 && tx < G::x - (l - 1) &&
+                          (L::D == 2 || (row >= l - 1 && row < G::rows - (l - 1)));
+      if (active && (l < K || storesCell)) {
+        const S* from = ring + static_cast<std::size_t>(l - 2) * G::levelPlanes * G::cells;
+        const int p2 = plane % 2, p3 = (plane + 2) % 3;  // slots of planes `plane` (c_A = 0), `plane - 1` (c_A = +1)
+        T f[L::Q];
+        int planes = 0;
+HOPSIM_UNROLL
+        for (int i = 0; i < L::Q; ++i) {
+          const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? p2 : p3);
+          const int cy = L::D == 3 ? L::c(i, 1) : 0, sy = ty - cy;  // source row in this block: -1 .. y
+          const S* at = from + (planes + slot) * G::cells + t - L::c(i, 0) - cy * G::x;
+          if (Cy > 1 && (sy < 0 || sy >= G::y)) {
+            // A row of the neighbouring block of the cluster (uniform across a warp: a warp is part of one row).
+            const int side = sy < 0 ? -1 : 1;
+            f[i] = Store::read(cluster.map_shared_rank(at - side * G::cells, static_cast<unsigned>(b + side)));
+          } else {
+            f[i] = Store::read(at);
+          }
+          planes += ca + 2;
+        }
+        T rho, u[3];
+        collideWith<L, Forced>(f, p.collision, rho, u);
+        if (l < K) {
+          S* to = ring + static_cast<std::size_t>(l - 1) * G::levelPlanes * G::cells;
+          const int s2 = plane % 2, s3 = plane % 3;
+          int planes = 0;
+HOPSIM_UNROLL
+          for (int i = 0; i < L::Q; ++i) {
+            const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
+            Store::write(to + (planes + slot) * G::cells + t, f[i]);
+            planes += ca + 2;
+          }
+        } else {
+          const int a = wrapIndex(j - (K - 1), nA);
+          const Index self = L::D == 3 ? (static_cast<Index>(a) * static_cast<Index>(p.n[1]) + static_cast<Index>(y)) *
+                                                 static_cast<Index>(p.n[0]) +
+                                             static_cast<Index>(x)
+                                       : static_cast<Index>(a) * static_cast<Index>(p.n[0]) + static_cast<Index>(x);
+HOPSIM_UNROLL
+          for (int i = 0; i < L::Q; ++i) Store::write(dst + (static_cast<Index>(i) * n + self), f[i]);
+        }
+      }
+      barrier();  // the last one also keeps this block's rings alive while its cluster neighbours read them
+    }
+  }
+#endif
+}
+
+}  // namespace hopsim::lbm::hopper
