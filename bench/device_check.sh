@@ -165,6 +165,10 @@ halfprof)
   done ;;
 lbm)
   run lbm_gpu_tests 200 $T "[gpu][lbm]" ;;
+lbmall)
+  # Everything the two CUDA LBM backends share: all [gpu][lbm] tests, the decomposed GPU tests on 2 ranks.
+  run lbm_gpu_tests 200 $T "[gpu][lbm]"
+  run mpi_gpu_2 90 $M -n 2 build/tests/hopsim_mpi_tests "[gpu]" ;;
 output)
   # A decomposed GPU run writes per-rank files that join into the one-rank fields.
   run out_1 60 build/hopsim run inputs/lbm/cylinder2d.yaml --backend cuda --set run.steps=400 --set output.every=200 --output /tmp/o1

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/common/DeviceBuffer.cuh"
+#include "kernels/lbm/cuda/CudaLbmCommon.cuh"
 #include "kernels/lbm/cuda/CudaLbmFactory.h"
 #include "kernels/lbm/cuda/HaloKernels.cuh"
 #include "kernels/lbm/cuda/LbmKernels.cuh"
@@ -136,12 +137,7 @@ class CudaLbm final : public LbmBackend {
     joinStreams();
     if (wide_) launchObservables<unsigned long long>();
     else launchObservables<unsigned>();
-    finishObservablesKernel<<<1, kMaxBlockThreads, 0, stream_.get()>>>(partials_.get(), blocks(), result_.get());
-    HOPSIM_CUDA_CHECK_LAUNCH("finishObservablesKernel");
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostResult_.get(), result_.get(), kObservables * sizeof(double),
-                                      cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    return {hostResult_[3] + hostResult_[0], hostResult_[1], hostResult_[2]};
+    return finishObservables(partials_.get(), blocks(), result_.get(), hostResult_, stream_);
   }
 
   void finish() override {
@@ -246,14 +242,8 @@ class CudaLbm final : public LbmBackend {
   }
 
   std::vector<std::array<double, 3>> obstacleForces() override {
-    std::vector<std::array<double, 3>> out(obstacles_);
-    if (!obstacles_) return out;
-    joinStreams();
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostResult_.get(), forces_.get(), 3 * obstacles_ * sizeof(double),
-                                      cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    for (int k = 0; k < obstacles_; ++k) out[k] = {hostResult_[3 * k], hostResult_[3 * k + 1], hostResult_[3 * k + 2]};
-    return out;
+    if (obstacles_) joinStreams();
+    return readObstacleForces(forces_.get(), obstacles_, hostResult_, stream_);
   }
 
  private:
@@ -330,13 +320,7 @@ class CudaLbm final : public LbmBackend {
   const std::uint8_t* ownedFlags() const { return owned_.size() ? owned_.get() : flags_.get(); }
 
   void selectDevice() {
-    int count = 0;
-    HOPSIM_CUDA_CHECK(cudaGetDeviceCount(&count));
-    if (options_.device < 0 || options_.device >= count)
-      throw std::runtime_error("GPU " + std::to_string(options_.device) + " does not exist (this machine has " +
-                               std::to_string(count) + ")");
-    HOPSIM_CUDA_CHECK(cudaSetDevice(options_.device));
-    HOPSIM_CUDA_CHECK(cudaGetDeviceProperties(&device_, options_.device));
+    device_ = selectCudaDevice(options_.device);
     if (device_.major < 8)
       throw std::runtime_error(std::string("the CUDA LBM backend needs compute capability 8.0 or newer (A100 and "
                                            "later); ") + device_.name + " is " + std::to_string(device_.major) + "." +
@@ -413,24 +397,11 @@ class CudaLbm final : public LbmBackend {
     std::vector<std::uint8_t> cls(static_cast<std::size_t>(p_.cells));
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(cls.data(), cls_.get(), cls.size(), cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
-    std::vector<BoundaryCell> list;
-    std::size_t c = 0;
-    for (int z = 0; z < p_.n[2]; ++z)
-      for (int y = 0; y < p_.n[1]; ++y)
-        for (int x = 0; x < p_.n[0]; ++x, ++c)
-          if (cls[c] == kCellBoundary) list.push_back({x, y, z});
+    const std::vector<BoundaryCell> list = boundaryCellsOf(cls, p_.n);
     boundaryCount_ = static_cast<long long>(list.size());
-    boundary_ = upload(list);
+    boundary_ = uploadList(list, stream_.get());
     if (p_.hasGhosts()) splitShell(cls, list);
     stream_.synchronize();  // the host vectors are freed on return
-  }
-
-  DeviceBuffer<BoundaryCell> upload(const std::vector<BoundaryCell>& list) {
-    DeviceBuffer<BoundaryCell> d(list.size());
-    if (!list.empty())
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(d.get(), list.data(), list.size() * sizeof(BoundaryCell),
-                                        cudaMemcpyHostToDevice, stream_.get()));
-    return d;
   }
 
   // Whether an owned cell is next to a ghost layer.
@@ -455,8 +426,8 @@ class CudaLbm final : public LbmBackend {
     for (const BoundaryCell& b : list) (inShell(b.x, b.y, b.z) ? shellList : interiorList).push_back(b);
     interiorCls_ = DeviceBuffer<std::uint8_t>(cls.size());
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(interiorCls_.get(), interior.data(), cls.size(), cudaMemcpyHostToDevice, stream_.get()));
-    shellList_ = upload(shellList);
-    interiorList_ = upload(interiorList);
+    shellList_ = uploadList(shellList, stream_.get());
+    interiorList_ = uploadList(interiorList, stream_.get());
     shell_ = {cls_.get(), shellList_.get(), static_cast<long long>(shellList.size())};
     interior_ = {interiorCls_.get(), interiorList_.get(), static_cast<long long>(interiorList.size())};
     shellRegions_ = shellRegions(p_);
@@ -479,28 +450,9 @@ class CudaLbm final : public LbmBackend {
     launchPart<Index>(haloStream_.get(), parity, forces, StepPart{nullptr, shell_.list, shell_.count});
   }
 
-  // Initial equilibrium, a slab of z planes at a time through one pinned staging buffer that kernels read directly.
   void initialise(const LbmSetup& s) {
-    const long long plane = static_cast<long long>(p_.n[0]) * p_.n[1];
-    const long long planes = std::max(1LL, std::min<long long>(p_.n[2], (1LL << 22) / plane));
-    PinnedBuffer<T> rho(planes * plane), u(3 * planes * plane);
-    for (int z0 = 0; z0 < p_.n[2]; z0 += static_cast<int>(planes)) {
-      const int count = static_cast<int>(std::min<long long>(planes, p_.n[2] - z0));
-      const std::size_t first = static_cast<std::size_t>(z0) * plane;
-      for (std::size_t c = 0; c < static_cast<std::size_t>(count * plane); ++c) {
-        rho[c] = static_cast<T>(s.density[first + c]);
-        for (int a = 0; a < 3; ++a) u[3 * c + a] = static_cast<T>(s.velocity[3 * (first + c) + a]);
-      }
-      const dim3 grid(grid_.x, grid_.y, count);
-      if (wide_)
-        initKernel<L, unsigned long long><<<grid, block_, 0, stream_.get()>>>(p_, state<unsigned long long>(0), z0,
-                                                                              rho.device(), u.device());
-      else
-        initKernel<L, unsigned><<<grid, block_, 0, stream_.get()>>>(p_, state<unsigned>(0), z0, rho.device(),
-                                                                    u.device());
-      HOPSIM_CUDA_CHECK_LAUNCH("initKernel");
-      stream_.synchronize();  // the staging buffer is refilled next
-    }
+    initialiseEquilibrium<L>(p_, s, grid_, block_, wide_, stream_,
+                             [&]<class Index>(Index) { return state<Index>(0); });
   }
 
   // The access of one step (which arrays, which AA parity) for index type Index.

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kernels/common/DeviceBuffer.cuh"
+#include "kernels/lbm/cuda/CudaLbmCommon.cuh"
 #include "kernels/lbm/cuda/CudaLbmFactory.h"
 #include "kernels/lbm/cuda/LbmKernels.cuh"
 #include "kernels/lbm/hopper/ClusterStep.cuh"
@@ -126,22 +127,11 @@ class HopperLbm final : public LbmBackend {
   Observables observables() override {
     if (wide_) launchObservables<unsigned long long>();
     else launchObservables<unsigned>();
-    finishObservablesKernel<<<1, kMaxBlockThreads, 0, stream_.get()>>>(partials_.get(), blocks(), result_.get());
-    HOPSIM_CUDA_CHECK_LAUNCH("finishObservablesKernel");
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostResult_.get(), result_.get(), kObservables * sizeof(double),
-                                      cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    return {hostResult_[3] + hostResult_[0], hostResult_[1], hostResult_[2]};
+    return finishObservables(partials_.get(), blocks(), result_.get(), hostResult_, stream_);
   }
 
   std::vector<std::array<double, 3>> obstacleForces() override {
-    std::vector<std::array<double, 3>> out(obstacles_);
-    if (!obstacles_) return out;
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostResult_.get(), forces_.get(), 3 * obstacles_ * sizeof(double),
-                                      cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
-    for (int k = 0; k < obstacles_; ++k) out[k] = {hostResult_[3 * k], hostResult_[3 * k + 1], hostResult_[3 * k + 2]};
-    return out;
+    return readObstacleForces(forces_.get(), obstacles_, hostResult_, stream_);
   }
 
  private:
@@ -152,13 +142,7 @@ class HopperLbm final : public LbmBackend {
   }
 
   void selectDevice() {
-    int count = 0;
-    HOPSIM_CUDA_CHECK(cudaGetDeviceCount(&count));
-    if (options_.device < 0 || options_.device >= count)
-      throw std::runtime_error("GPU " + std::to_string(options_.device) + " does not exist (this machine has " +
-                               std::to_string(count) + ")");
-    HOPSIM_CUDA_CHECK(cudaSetDevice(options_.device));
-    HOPSIM_CUDA_CHECK(cudaGetDeviceProperties(&device_, options_.device));
+    device_ = selectCudaDevice(options_.device);
     if (device_.major < 9)
       throw std::runtime_error(std::string("device.kernels: hopper needs a Hopper GPU (compute capability 9.0 or "
                                            "newer: thread block clusters, TMA); ") + device_.name + " is " +
@@ -334,44 +318,16 @@ class HopperLbm final : public LbmBackend {
     std::vector<std::uint8_t> cls(static_cast<std::size_t>(p_.cells));
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(cls.data(), cls_.get(), cls.size(), cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
-    std::vector<BoundaryCell> list;
-    std::size_t c = 0;
-    allBulk_ = true;
-    for (int z = 0; z < p_.n[2]; ++z)
-      for (int y = 0; y < p_.n[1]; ++y)
-        for (int x = 0; x < p_.n[0]; ++x, ++c) {
-          if (cls[c] == kCellBoundary) list.push_back({x, y, z});
-          allBulk_ = allBulk_ && cls[c] == kCellBulk;
-        }
+    const std::vector<BoundaryCell> list = boundaryCellsOf(cls, p_.n);
+    allBulk_ = std::all_of(cls.begin(), cls.end(), [](std::uint8_t c) { return c == kCellBulk; });
     boundaryCount_ = static_cast<long long>(list.size());
-    boundary_ = DeviceBuffer<BoundaryCell>(list.size());
-    if (!list.empty())
-      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(boundary_.get(), list.data(), list.size() * sizeof(BoundaryCell),
-                                        cudaMemcpyHostToDevice, stream_.get()));
-    stream_.synchronize();
+    boundary_ = uploadList(list, stream_.get());
+    stream_.synchronize();  // the host vectors are freed on return
   }
 
   void initialise(const LbmSetup& s) {
-    const long long plane = static_cast<long long>(p_.n[0]) * p_.n[1];
-    const long long planes = std::max(1LL, std::min<long long>(p_.n[2], (1LL << 22) / plane));
-    PinnedBuffer<T> rho(planes * plane), u(3 * planes * plane);
-    for (int z0 = 0; z0 < p_.n[2]; z0 += static_cast<int>(planes)) {
-      const int count = static_cast<int>(std::min<long long>(planes, p_.n[2] - z0));
-      const std::size_t first = static_cast<std::size_t>(z0) * plane;
-      for (std::size_t c = 0; c < static_cast<std::size_t>(count * plane); ++c) {
-        rho[c] = static_cast<T>(s.density[first + c]);
-        for (int a = 0; a < 3; ++a) u[3 * c + a] = static_cast<T>(s.velocity[3 * (first + c) + a]);
-      }
-      const dim3 grid(grid_.x, grid_.y, count);
-      if (wide_)
-        initKernel<L, unsigned long long><<<grid, block_, 0, stream_.get()>>>(p_, state<unsigned long long>(0), z0,
-                                                                              rho.device(), u.device());
-      else
-        initKernel<L, unsigned><<<grid, block_, 0, stream_.get()>>>(p_, state<unsigned>(0), z0, rho.device(),
-                                                                    u.device());
-      HOPSIM_CUDA_CHECK_LAUNCH("initKernel");
-      stream_.synchronize();
-    }
+    initialiseEquilibrium<L>(p_, s, grid_, block_, wide_, stream_,
+                             [&]<class Index>(Index) { return state<Index>(0); });
   }
 
   template <class Index, bool Tma>

@@ -160,7 +160,8 @@ __global__ void __launch_bounds__(MarchTile<L, K, S, Cy>::cells, MarchTile<L, K,
     const auto c = cursor(plane);
 HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i)
-      next[i] = Store::read(src + (static_cast<Index>(i) * n + static_cast<Index>(c.self + c.template offset<L>(i, -1))));
+      next[i] =
+          Store::read(src + (static_cast<Index>(i) * n + static_cast<Index>(c.self + c.template offset<L>(i, -1))));
   };
   const int jEnd = z1 + (K - 1);
   if constexpr (G::prefetch) pullPlane(z0 - (K - 1));

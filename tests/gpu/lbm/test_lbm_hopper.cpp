@@ -107,7 +107,8 @@ void checkIdentical(LbmBackend& ref, LbmBackend& test) {
 
 // The same state to round-off, for kernels that compute the same arithmetic in a different order of fused
 // multiply-adds (the compiler contracts collide() differently inside different kernels): density and velocity of
-// every cell within `tol` of the flow's largest speed, mass and kinetic energy to the same relative tolerance.
+// every cell within `tol` times the flow's largest speed, the mass (a sum of density deviations) within that per
+// cell, the kinetic energy within 2 tol relative.
 // A wrong pull or a stale plane moves populations by O(u), far above any such tolerance.
 void checkClose(LbmBackend& ref, LbmBackend& test, double tol) {
   std::vector<double> rr, ur, rt, ut;

@@ -1,0 +1,106 @@
+// What the portable (CudaLbm.cuh) and the Hopper (hopper/HopperLbm.cuh) CUDA LBM backends do the same way: choose
+// the device, list the boundary cells, write the initial equilibrium, finish the observables' reduction and read
+// back the obstacle forces. Internal linkage (static), like finishObservablesKernel, which every lattice's
+// translation unit compiles for itself.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/common/DeviceBuffer.cuh"
+#include "kernels/lbm/LbmBackend.h"
+#include "kernels/lbm/cuda/LbmKernels.cuh"
+
+namespace hopsim::lbm {
+
+// Makes GPU `device` current and returns its properties; a clear error when this machine has no such GPU.
+static cudaDeviceProp selectCudaDevice(int device) {
+  int count = 0;
+  HOPSIM_CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (device < 0 || device >= count)
+    throw std::runtime_error("GPU " + std::to_string(device) + " does not exist (this machine has " +
+                             std::to_string(count) + ")");
+  HOPSIM_CUDA_CHECK(cudaSetDevice(device));
+  cudaDeviceProp props{};
+  HOPSIM_CUDA_CHECK(cudaGetDeviceProperties(&props, device));
+  return props;
+}
+
+// The cells of class kCellBoundary (the fluid cells that need gather()) of a box of n cells, in index order so that
+// neighbouring threads of the boundary kernel read neighbouring cells.
+static std::vector<BoundaryCell> boundaryCellsOf(const std::vector<std::uint8_t>& cls, const int n[3]) {
+  std::vector<BoundaryCell> list;
+  std::size_t c = 0;
+  for (int z = 0; z < n[2]; ++z)
+    for (int y = 0; y < n[1]; ++y)
+      for (int x = 0; x < n[0]; ++x, ++c)
+        if (cls[c] == kCellBoundary) list.push_back({x, y, z});
+  return list;
+}
+
+// A device copy of a host list, enqueued on `stream` (the caller keeps `list` alive until the stream has passed).
+template <class V>
+static DeviceBuffer<V> uploadList(const std::vector<V>& list, cudaStream_t stream) {
+  DeviceBuffer<V> d(list.size());
+  if (!list.empty())
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(d.get(), list.data(), list.size() * sizeof(V), cudaMemcpyHostToDevice, stream));
+  return d;
+}
+
+// Initial equilibrium of every cell, a slab of z planes at a time through one pinned staging buffer that the kernel
+// reads directly. `view(Index(0))` is the state the first step reads, for 32- or 64-bit indices (`wide`); `grid` and
+// `block` the backend's launch shape for one z plane per grid z.
+template <class L, class T, class ViewFor>
+static void initialiseEquilibrium(const DomainParams<T>& p, const LbmSetup& s, dim3 grid, dim3 block, bool wide,
+                                  CudaStream& stream, ViewFor&& view) {
+  const long long plane = static_cast<long long>(p.n[0]) * p.n[1];
+  const long long planes = std::max(1LL, std::min<long long>(p.n[2], (1LL << 22) / plane));
+  PinnedBuffer<T> rho(planes * plane), u(3 * planes * plane);
+  for (int z0 = 0; z0 < p.n[2]; z0 += static_cast<int>(planes)) {
+    const int count = static_cast<int>(std::min<long long>(planes, p.n[2] - z0));
+    const std::size_t first = static_cast<std::size_t>(z0) * plane;
+    for (std::size_t c = 0; c < static_cast<std::size_t>(count * plane); ++c) {
+      rho[c] = static_cast<T>(s.density[first + c]);
+      for (int a = 0; a < 3; ++a) u[3 * c + a] = static_cast<T>(s.velocity[3 * (first + c) + a]);
+    }
+    const dim3 slab(grid.x, grid.y, count);
+    if (wide)
+      initKernel<L, unsigned long long><<<slab, block, 0, stream.get()>>>(p, view(0ull), z0, rho.device(), u.device());
+    else
+      initKernel<L, unsigned><<<slab, block, 0, stream.get()>>>(p, view(0u), z0, rho.device(), u.device());
+    HOPSIM_CUDA_CHECK_LAUNCH("initKernel");
+    stream.synchronize();  // the staging buffer is refilled next
+  }
+}
+
+// Folds the per-block partial sums that observablesKernel left in `partials` (fixed order: deterministic) and
+// returns the observables, through `result` on the device and `host` (at least kObservables values).
+static Observables finishObservables(const double* partials, long long blocks, double* result,
+                                     PinnedBuffer<double>& host, CudaStream& stream) {
+  finishObservablesKernel<<<1, kMaxBlockThreads, 0, stream.get()>>>(partials, blocks, result);
+  HOPSIM_CUDA_CHECK_LAUNCH("finishObservablesKernel");
+  HOPSIM_CUDA_CHECK(cudaMemcpyAsync(host.get(), result, kObservables * sizeof(double), cudaMemcpyDeviceToHost,
+                                    stream.get()));
+  stream.synchronize();
+  return {host[3] + host[0], host[1], host[2]};
+}
+
+// The force on each of `obstacles` obstacles (3 doubles each in `forces` on the device), through `host`.
+static std::vector<std::array<double, 3>> readObstacleForces(const double* forces, int obstacles,
+                                                             PinnedBuffer<double>& host, CudaStream& stream) {
+  std::vector<std::array<double, 3>> out(obstacles);
+  if (!obstacles) return out;
+  HOPSIM_CUDA_CHECK(cudaMemcpyAsync(host.get(), forces, 3 * obstacles * sizeof(double), cudaMemcpyDeviceToHost,
+                                    stream.get()));
+  stream.synchronize();
+  for (int k = 0; k < obstacles; ++k) out[k] = {host[3 * k], host[3 * k + 1], host[3 * k + 2]};
+  return out;
+}
+
+}  // namespace hopsim::lbm
