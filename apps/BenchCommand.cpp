@@ -6,7 +6,7 @@
 #include "io/AtomicFile.h"
 #include "io/CaseReader.h"
 #include "io/LbmCaseParser.h"
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 #include "solvers/lbm/LbmBench.h"
 #include "solvers/lbm/LbmRun.h"
 #include "solvers/md/MdBench.h"

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/common/RunOptions.h"
+#include "core/RunOptions.h"
 
 namespace hopsim::app {
 

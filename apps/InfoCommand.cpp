@@ -6,14 +6,14 @@
 #include <thread>
 
 #include "apps/Commands.h"
-#include "io/RunInfo.h"
+#include "solvers/common/RunInfo.h"
 #include "kernels/common/DeviceInfo.h"
 
 namespace hopsim::app {
 
 int infoCommand() {
-  const auto build = io::buildInfo();
-  const auto host = io::hostInfo();
+  const auto build = buildInfo();
+  const auto host = hostInfo();
   std::printf("hopsim %s\n", HOPSIM_VERSION);
   std::printf("build:  CUDA %s, MPI %s, VTK %s, HDF5 %s, compiler %s\n", HOPSIM_WITH_CUDA ? "on" : "off",
               HOPSIM_WITH_MPI ? "on" : "off", HOPSIM_WITH_VTK ? "on" : "off",

@@ -7,7 +7,7 @@
 
 #include "apps/Commands.h"
 #include "io/CaseReader.h"
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 
 namespace {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "io/CaseReader.h"
-#include "solvers/common/DeviceSpec.h"
+#include "core/DeviceSpec.h"
 
 namespace hopsim::io {
 // `device: {backend: auto|cpu|cuda, kernels: auto|portable|hopper, gpu: N, ranks: [px, py(, pz)]}`, all optional.

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 
 namespace hopsim::io {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "io/CaseReader.h"
-#include "solvers/lbm/LbmCase.h"
+#include "core/lbm/LbmCase.h"
 
 namespace hopsim::io {
 

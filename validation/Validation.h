@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/common/DeviceSpec.h"
+#include "core/DeviceSpec.h"
 
 namespace hopsim::validation {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "solvers/md/ParticleState.h"
+#include "core/md/ParticleState.h"
 
 namespace hopsim::io::md {
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "solvers/md/ParticleState.h"
+#include "core/md/ParticleState.h"
 
 namespace hopsim::io::md {
 

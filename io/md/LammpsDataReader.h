@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "solvers/md/ParticleState.h"
+#include "core/md/ParticleState.h"
 
 namespace hopsim::io::md {
 

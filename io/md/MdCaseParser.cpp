@@ -10,7 +10,7 @@
 #include "io/md/H5mdReader.h"
 #include "io/md/LammpsDataReader.h"
 #include "solvers/md/FccLattice.h"
-#include "solvers/md/VelocityInit.h"
+#include "kernels/md/VelocityInit.h"
 
 namespace hopsim::io::md {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "io/CaseReader.h"
-#include "solvers/md/MdCase.h"
+#include "core/md/MdCase.h"
 
 namespace hopsim::io::md {
 // Every problem is an io::CaseError at the offending key (or inside the data file it names).

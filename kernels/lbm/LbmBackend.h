@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "kernels/lbm/BoundaryParams.h"
-#include "kernels/lbm/LbmTypes.h"
-#include "solvers/common/DeviceSpec.h"
+#include "core/lbm/LbmTypes.h"
+#include "core/DeviceSpec.h"
 
 namespace hopsim::lbm {
 

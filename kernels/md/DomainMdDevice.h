@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "solvers/md/LocalAtoms.h"
-#include "solvers/md/MdEngine.h"
+#include "core/md/LocalAtoms.h"
+#include "kernels/md/MdEngine.h"
 
 namespace hopsim::md {
 

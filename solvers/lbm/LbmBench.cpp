@@ -10,7 +10,7 @@
 
 #include "kernels/common/CopyBandwidth.h"
 #include "kernels/common/DeviceInfo.h"
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 #include "solvers/lbm/LbmSimulation.h"
 
 namespace hopsim::lbm {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "solvers/lbm/LbmCase.h"
+#include "core/lbm/LbmCase.h"
 
 namespace hopsim::lbm {
 

@@ -16,7 +16,7 @@
 #include "io/CsvSeries.h"
 #include "io/FieldWriter.h"
 #include "io/LbmCaseParser.h"
-#include "io/RunInfo.h"
+#include "solvers/common/RunInfo.h"
 #include "solvers/common/PhaseTimers.h"
 #include "solvers/common/Progress.h"
 #include "solvers/lbm/LbmSimulation.h"
@@ -367,9 +367,9 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     nlohmann::json run;
     run["case"] = doc.toJson();
     run["case_file"] = c.sourceFile;
-    run["build"] = io::buildInfo();
-    run["host"] = io::hostInfo();
-    run["devices"] = io::devicesInfo();
+    run["build"] = buildInfo();
+    run["host"] = hostInfo();
+    run["devices"] = devicesInfo();
     run["backend"] = sim.backend().name();
     run["backend_description"] = sim.backend().description();
     run["steps"] = sim.step();
@@ -382,7 +382,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
       run["timings"]["halo_exchange_seconds_max_rank"] = haloSeconds;
     }
     for (const auto& [name, secs] : timers.table()) run["timings"]["phases"][name] = secs;
-    io::writeRunJson(outDir / "run.json", run);
+    writeRunJson(outDir / "run.json", run);
   }
 
   if (talk) {

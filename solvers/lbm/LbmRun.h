@@ -2,8 +2,8 @@
 #pragma once
 
 #include "io/CaseReader.h"
-#include "solvers/common/RunOptions.h"
-#include "solvers/lbm/LbmCase.h"
+#include "core/RunOptions.h"
+#include "core/lbm/LbmCase.h"
 
 namespace hopsim::lbm {
 

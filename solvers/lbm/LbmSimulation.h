@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "kernels/lbm/LbmBackend.h"
-#include "solvers/common/Decomposition.h"
-#include "solvers/common/Mpi.h"
-#include "solvers/lbm/LbmCase.h"
+#include "core/Decomposition.h"
+#include "core/Mpi.h"
+#include "core/lbm/LbmCase.h"
 
 namespace hopsim::lbm {
 

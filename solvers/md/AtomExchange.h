@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "solvers/common/Decomposition.h"
-#include "solvers/common/Mpi.h"
-#include "solvers/md/LocalAtoms.h"
+#include "core/Decomposition.h"
+#include "core/Mpi.h"
+#include "core/md/LocalAtoms.h"
 
 namespace hopsim::md {
 

@@ -27,9 +27,9 @@
 #include "kernels/md/cpu/CpuLocalNeighborList.h"
 #include "solvers/md/AtomExchange.h"
 #include "solvers/md/DomainAtoms.h"
-#include "solvers/md/LocalAtoms.h"
-#include "solvers/md/Thermostats.h"
-#include "solvers/md/VelocityInit.h"
+#include "core/md/LocalAtoms.h"
+#include "kernels/md/Thermostats.h"
+#include "kernels/md/VelocityInit.h"
 
 namespace hopsim::md {
 

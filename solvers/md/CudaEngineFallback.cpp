@@ -1,5 +1,5 @@
 // makeCudaEngine and the decomposed engine's GPU half in builds without CUDA: a clear error instead of a link failure.
-#include "solvers/md/MdEngine.h"
+#include "kernels/md/MdEngine.h"
 
 #include <stdexcept>
 

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "kernels/md/PeriodicBox.h"
-#include "solvers/common/Decomposition.h"
-#include "solvers/common/Mpi.h"
+#include "core/Decomposition.h"
+#include "core/Mpi.h"
 #include "solvers/md/AtomExchange.h"
-#include "solvers/md/LocalAtoms.h"
-#include "solvers/md/ParticleState.h"
+#include "core/md/LocalAtoms.h"
+#include "core/md/ParticleState.h"
 
 namespace hopsim::md {
 

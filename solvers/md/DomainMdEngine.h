@@ -4,9 +4,9 @@
 #include <memory>
 
 #include "kernels/md/DomainMdDevice.h"
-#include "solvers/common/Decomposition.h"
-#include "solvers/common/Mpi.h"
-#include "solvers/md/MdEngine.h"
+#include "core/Decomposition.h"
+#include "core/Mpi.h"
+#include "kernels/md/MdEngine.h"
 
 namespace hopsim::md {
 

@@ -3,7 +3,7 @@
 
 #include <array>
 
-#include "solvers/md/ParticleState.h"
+#include "core/md/ParticleState.h"
 
 namespace hopsim::md {
 // 4 atoms per unit cell at (0,0,0), (1/2,1/2,0), (1/2,0,1/2), (0,1/2,1/2) of a cell; ids 1..N; zero velocities.

@@ -15,7 +15,7 @@
 
 #include "io/md/MdCaseParser.h"
 #include "kernels/common/DeviceInfo.h"
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 #include "solvers/md/MdSimulation.h"
 
 namespace hopsim::md {

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/CaseReader.h"
-#include "solvers/common/RunOptions.h"
+#include "core/RunOptions.h"
 
 namespace hopsim::md {
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "io/md/MdCaseParser.h"
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 #include "solvers/md/MdSimulation.h"
 
 namespace hopsim::md {

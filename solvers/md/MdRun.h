@@ -2,7 +2,7 @@
 #pragma once
 
 #include "io/CaseReader.h"
-#include "solvers/common/RunOptions.h"
+#include "core/RunOptions.h"
 
 namespace hopsim::md {
 // Returns the process exit code (0 on success). Case errors are thrown as io::CaseError.

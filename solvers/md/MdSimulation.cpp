@@ -17,7 +17,7 @@
 #include "io/vtk/VtkParticleWriter.h"
 #endif
 #include "kernels/common/DeviceInfo.h"
-#include "solvers/common/Decomposition.h"
+#include "core/Decomposition.h"
 #include "solvers/common/Progress.h"
 #include "solvers/md/DomainMdEngine.h"
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "solvers/common/Decomposition.h"
-#include "solvers/common/Mpi.h"
-#include "solvers/common/RunOptions.h"
-#include "solvers/md/MdCase.h"
-#include "solvers/md/MdEngine.h"
+#include "core/Decomposition.h"
+#include "core/Mpi.h"
+#include "core/RunOptions.h"
+#include "core/md/MdCase.h"
+#include "kernels/md/MdEngine.h"
 #include "solvers/md/Thermo.h"
 
 namespace hopsim::md {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "kernels/md/LjForce.h"
-#include "solvers/md/VelocityInit.h"
+#include "kernels/md/VelocityInit.h"
 
 namespace hopsim::md {
 

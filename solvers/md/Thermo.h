@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "solvers/md/MdCase.h"
-#include "solvers/md/MdEngine.h"
+#include "core/md/MdCase.h"
+#include "kernels/md/MdEngine.h"
 
 namespace hopsim::md {
 

@@ -14,7 +14,7 @@
 #include "kernels/md/Integrate.h"
 #include "kernels/md/LjForce.h"
 #include "kernels/md/cpu/CpuLocalNeighborList.h"
-#include "solvers/md/Thermostats.h"
+#include "kernels/md/Thermostats.h"
 
 namespace hopsim::md::test {
 

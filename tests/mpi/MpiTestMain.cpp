@@ -4,7 +4,7 @@
 #endif
 #include "CatchCompat.h"
 
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 
 int main(int argc, char* argv[]) {
   hopsim::mpi::Session session(argc, argv);

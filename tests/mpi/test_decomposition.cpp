@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "CatchCompat.h"
-#include "solvers/common/Decomposition.h"
-#include "solvers/common/Mpi.h"
+#include "core/Decomposition.h"
+#include "core/Mpi.h"
 
 using hopsim::Decomposition;
 namespace mpi = hopsim::mpi;

@@ -12,7 +12,7 @@
 #include "io/CaseReader.h"
 #include "io/LbmCaseParser.h"
 #include "kernels/common/DeviceInfo.h"
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 #include "solvers/lbm/LbmSimulation.h"
 
 namespace lbm = hopsim::lbm;

@@ -20,8 +20,8 @@
 #include "io/FieldWriter.h"
 #include "io/Hdf5Handle.h"
 #include "io/LbmCaseParser.h"
-#include "solvers/common/Mpi.h"
-#include "solvers/common/RunOptions.h"
+#include "core/Mpi.h"
+#include "core/RunOptions.h"
 #include "solvers/lbm/LbmRun.h"
 #include "solvers/lbm/LbmSimulation.h"
 

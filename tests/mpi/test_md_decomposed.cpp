@@ -16,7 +16,7 @@
 #include "io/md/H5mdReader.h"
 #include "io/md/MdCaseParser.h"
 #include "kernels/common/DeviceInfo.h"
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 #include "solvers/md/DomainMdEngine.h"
 #include "solvers/md/MdBench.h"
 #include "solvers/md/MdRun.h"

@@ -14,7 +14,7 @@
 #include "ScratchDir.h"
 #include "io/AtomicFile.h"
 #include "io/FieldWriter.h"
-#include "io/RunInfo.h"
+#include "solvers/common/RunInfo.h"
 #include "io/vtk/VtkFieldWriter.h"
 #include "kernels/common/DeviceInfo.h"
 
@@ -371,12 +371,12 @@ TEST_CASE("a failed VTK write throws and leaves nothing under a final name", "[u
 TEST_CASE("run.json holds build, host and device descriptions as valid JSON", "[unit]") {
   ScratchDir dir("runjson");
   nlohmann::json doc;
-  doc["build"] = hopsim::io::buildInfo();
-  doc["host"] = hopsim::io::hostInfo();
-  doc["devices"] = hopsim::io::devicesInfo();
+  doc["build"] = hopsim::buildInfo();
+  doc["host"] = hopsim::hostInfo();
+  doc["devices"] = hopsim::devicesInfo();
   doc["case"] = {{"solver", "lbm"}, {"note", std::string("bad utf-8: \xff")}};
   const fs::path path = dir.path() / "sub" / "run.json";
-  hopsim::io::writeRunJson(path, doc);
+  hopsim::writeRunJson(path, doc);
   CHECK_FALSE(temporariesLeft(path.parent_path()));
 
   std::ifstream in(path);

@@ -11,9 +11,9 @@
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/CpuNeighborList.h"
-#include "solvers/md/MdEngine.h"
-#include "solvers/md/Thermostats.h"
-#include "solvers/md/VelocityInit.h"
+#include "kernels/md/MdEngine.h"
+#include "kernels/md/Thermostats.h"
+#include "kernels/md/VelocityInit.h"
 
 namespace hopsim::md {
 

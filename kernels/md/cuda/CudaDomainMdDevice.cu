@@ -23,7 +23,7 @@
 
 #include "kernels/common/DeviceBuffer.cuh"
 #include "kernels/md/cuda/MdKernels.cuh"
-#include "solvers/md/Thermostats.h"
+#include "kernels/md/Thermostats.h"
 
 namespace hopsim::md {
 

@@ -41,9 +41,9 @@
 #include "kernels/common/CudaCheck.h"
 #include "kernels/md/BinStencil.h"
 #include "kernels/md/cuda/MdKernels.cuh"
-#include "solvers/md/MdEngine.h"
-#include "solvers/md/Thermostats.h"
-#include "solvers/md/VelocityInit.h"
+#include "kernels/md/MdEngine.h"
+#include "kernels/md/Thermostats.h"
+#include "kernels/md/VelocityInit.h"
 
 namespace hopsim::md {
 

@@ -8,10 +8,10 @@
 #include "CatchCompat.h"
 #include "kernels/common/DeviceInfo.h"
 #include "solvers/md/FccLattice.h"
-#include "solvers/md/MdEngine.h"
+#include "kernels/md/MdEngine.h"
 #include "solvers/md/MdSimulation.h"
 #include "solvers/md/Thermo.h"
-#include "solvers/md/VelocityInit.h"
+#include "kernels/md/VelocityInit.h"
 
 using namespace hopsim::md;
 

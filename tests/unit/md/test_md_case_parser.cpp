@@ -6,7 +6,7 @@
 
 #include "CatchCompat.h"
 #include "io/md/MdCaseParser.h"
-#include "solvers/md/VelocityInit.h"
+#include "kernels/md/VelocityInit.h"
 
 using hopsim::io::CaseDocument;
 using hopsim::io::CaseError;

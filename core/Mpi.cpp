@@ -1,5 +1,5 @@
 // The MPI layer: real calls when built with MPI and initialised, one-process behaviour otherwise.
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // Names of the LBM case's enumerations, spelled as case files spell them (logs and run.json echo the input).
-#include "solvers/lbm/LbmCase.h"
+#include "core/lbm/LbmCase.h"
 
 namespace hopsim::lbm {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "solvers/common/DeviceSpec.h"
-#include "solvers/md/ParticleState.h"
+#include "core/DeviceSpec.h"
+#include "core/md/ParticleState.h"
 
 namespace hopsim::md {
 

@@ -1,5 +1,5 @@
 // Names of backends, kernel variants and halo transports, as case files and logs spell them.
-#include "solvers/common/DeviceSpec.h"
+#include "core/DeviceSpec.h"
 
 namespace hopsim {
 

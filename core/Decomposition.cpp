@@ -1,5 +1,5 @@
 // Process grid geometry and the choice of grid.
-#include "solvers/common/Decomposition.h"
+#include "core/Decomposition.h"
 
 #include <fmt/format.h>
 

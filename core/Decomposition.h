@@ -4,7 +4,7 @@
 #include <array>
 #include <utility>
 
-#include "solvers/common/Mpi.h"
+#include "core/Mpi.h"
 
 namespace hopsim {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "solvers/md/MdCase.h"
-#include "solvers/md/ParticleState.h"
+#include "core/md/MdCase.h"
+#include "core/md/ParticleState.h"
 
 namespace hopsim::md {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/lbm/LbmTypes.h"
-#include "solvers/common/DeviceSpec.h"
+#include "core/lbm/LbmTypes.h"
+#include "core/DeviceSpec.h"
 
 namespace hopsim::lbm {
 

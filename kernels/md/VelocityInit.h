@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "solvers/md/ParticleState.h"
+#include "core/md/ParticleState.h"
 
 namespace hopsim::md {
 

@@ -1,5 +1,5 @@
 // run.json: build, host and device descriptions.
-#include "io/RunInfo.h"
+#include "solvers/common/RunInfo.h"
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -14,7 +14,7 @@
 #include "io/AtomicFile.h"
 #include "kernels/common/DeviceInfo.h"
 
-namespace hopsim::io {
+namespace hopsim {
 namespace {
 
 std::string compilerName() {
@@ -116,9 +116,9 @@ nlohmann::json devicesInfo() {
 }
 
 void writeRunJson(const std::filesystem::path& path, const nlohmann::json& doc) {
-  if (path.has_parent_path()) ensureDirectory(path.parent_path());
+  if (path.has_parent_path()) io::ensureDirectory(path.parent_path());
   // Strings from the case file or /proc may hold invalid UTF-8; replacing it beats losing run.json to an exception.
-  writeFileAtomic(path, doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  io::writeFileAtomic(path, doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
-}  // namespace hopsim::io
+}  // namespace hopsim

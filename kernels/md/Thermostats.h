@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "kernels/md/Integrate.h"
-#include "solvers/md/MdCase.h"
+#include "core/md/MdCase.h"
 
 namespace hopsim::md {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace hopsim::io {
+namespace hopsim {
 
 // version, compiler, build_type (when the build defines HOPSIM_BUILD_TYPE), assertions, with_cuda, with_mpi,
 // with_vtk, cuda_architectures (HOPSIM_CUDA_ARCHITECTURES) and git_commit (HOPSIM_GIT_COMMIT) when defined.
@@ -21,4 +21,4 @@ nlohmann::json devicesInfo();
 // Pretty-printed, written atomically; creates the parent directory.
 void writeRunJson(const std::filesystem::path& path, const nlohmann::json& doc);
 
-}  // namespace hopsim::io
+}  // namespace hopsim

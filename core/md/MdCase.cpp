@@ -1,5 +1,5 @@
 // Names of MD settings, as case files spell them.
-#include "solvers/md/MdCase.h"
+#include "core/md/MdCase.h"
 
 namespace hopsim::md {
 const char* toString(Precision p) {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "solvers/common/DeviceSpec.h"
+#include "core/DeviceSpec.h"
 
 namespace hopsim {
 

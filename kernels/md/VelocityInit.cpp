@@ -1,5 +1,5 @@
 // Seeded Maxwell-Boltzmann velocities.
-#include "solvers/md/VelocityInit.h"
+#include "kernels/md/VelocityInit.h"
 
 #include <cmath>
 
