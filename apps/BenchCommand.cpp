@@ -21,9 +21,7 @@ nlohmann::json benchLbm(lbm::LbmCase c, const BenchArgs& args, const RunOptions&
   b.steps = args.steps;
   b.repeats = args.repeats;
   b.layouts = args.layouts;
-  for (const auto& k : args.kernels)
-    b.variants.push_back(k == "portable" ? KernelVariant::Portable
-                                         : k == "hopper" ? KernelVariant::Hopper : KernelVariant::Auto);
+  for (const auto& k : args.kernels) b.variants.push_back(*kernelVariantFrom(k));  // CLI11 checked the names
   return lbm::bench(c, b);
 }
 
@@ -38,10 +36,14 @@ int benchCommand(const BenchArgs& args, const RunOptions& options) {
     const io::CaseDocument doc = io::CaseDocument::load(args.caseFile, args.overrides);
     const std::string solver = doc.root().at("solver").choice({"lbm", "md"});
     if (solver == "md") {
+      // MD has one kernel family and no population layout: options that would choose among them are refused.
+      if (!args.layouts.empty()) throw InputError("--layouts applies to LBM cases; an MD case has no population layout");
+      RunOptions md = options;
+      for (const auto& k : args.kernels) md.kernels = *kernelVariantFrom(k);  // planMdDevice refuses hopper
       md::BenchOptions b;
       b.steps = args.steps;
       b.repeats = args.repeats;
-      result = md::bench(doc, options, b);
+      result = md::bench(doc, md, b);
     } else {
       result = benchLbm(io::parseLbmCase(doc), args, options);
     }

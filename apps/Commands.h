@@ -1,9 +1,10 @@
-// The subcommands of the hopsim command line; each returns the process exit code.
+// The subcommands of the hopsim command line; each returns the process exit code (core/ExitCode.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "core/ExitCode.h"
 #include "core/RunOptions.h"
 
 namespace hopsim::app {
@@ -22,10 +23,5 @@ struct BenchArgs {
   std::vector<std::string> layouts;     // two-lattice, in-place
 };
 int benchCommand(const BenchArgs& args, const RunOptions& options);
-
-// Exit codes: 0 ok, 1 failure (validation failed, I/O error), 2 bad input (case file, command line),
-// 3 the simulation became unstable.
-constexpr int kExitFailure = 1;
-constexpr int kExitBadInput = 2;
 
 }  // namespace hopsim::app

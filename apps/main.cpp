@@ -6,26 +6,8 @@
 #include <exception>
 
 #include "apps/Commands.h"
-#include "io/CaseReader.h"
 #include "core/Mpi.h"
-
-namespace {
-
-std::optional<hopsim::Backend> backendFrom(const std::string& s) {
-  if (s == "cpu") return hopsim::Backend::Cpu;
-  if (s == "cuda") return hopsim::Backend::Cuda;
-  if (s == "auto") return hopsim::Backend::Auto;
-  return std::nullopt;
-}
-
-std::optional<hopsim::KernelVariant> kernelsFrom(const std::string& s) {
-  if (s == "portable") return hopsim::KernelVariant::Portable;
-  if (s == "hopper") return hopsim::KernelVariant::Hopper;
-  if (s == "auto") return hopsim::KernelVariant::Auto;
-  return std::nullopt;
-}
-
-}  // namespace
+#include "io/CaseReader.h"
 
 int main(int argc, char** argv) {
   hopsim::mpi::Session mpiSession(argc, argv);
@@ -75,20 +57,31 @@ int main(int argc, char** argv) {
 
   app.add_subcommand("info", "Version, build options, CPU threads and GPUs");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help, --version
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // CLI11's own codes (105-109 and others) would say nothing a script can rely on: a bad command line is bad input.
+    (void)app.exit(e);
+    return hopsim::kExitBadInput;
+  }
 
   try {
-    if (!backend.empty()) options.backend = backendFrom(backend);
-    if (!kernels.empty()) options.kernels = kernelsFrom(kernels);
+    if (!backend.empty()) options.backend = hopsim::backendFrom(backend);
+    if (!kernels.empty()) options.kernels = hopsim::kernelVariantFrom(kernels);
     if (run->parsed()) return hopsim::app::runCommand(caseFile, overrides, options);
     if (validate->parsed()) return hopsim::app::validateCommand(names, options, all, list);
     if (benchCmd->parsed()) return hopsim::app::benchCommand(bench, options);
     return hopsim::app::infoCommand();
   } catch (const hopsim::io::CaseError& e) {
     std::fprintf(stderr, "%s\n", e.what());
-    return hopsim::app::kExitBadInput;
+    return hopsim::kExitBadInput;
+  } catch (const hopsim::InputError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return hopsim::kExitBadInput;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
-    return hopsim::app::kExitFailure;
+    return hopsim::kExitFailure;
   }
 }

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <array>
+#include <optional>
+#include <string_view>
 
 namespace hopsim {
 
@@ -22,5 +24,10 @@ struct DeviceSpec {
 const char* toString(Backend b);
 const char* toString(KernelVariant k);
 const char* toString(HaloTransport t);
+
+// The names above back to the values (the case parser and the command line): empty for an unknown name.
+std::optional<Backend> backendFrom(std::string_view name);
+std::optional<KernelVariant> kernelVariantFrom(std::string_view name);
+std::optional<HaloTransport> haloTransportFrom(std::string_view name);
 
 }  // namespace hopsim

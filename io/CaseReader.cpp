@@ -28,7 +28,7 @@ std::string SourceLocation::str() const {
 }
 
 CaseError::CaseError(SourceLocation where, const std::string& message)
-    : std::runtime_error(where.str() + ": " + message), where_(std::move(where)), message_(message) {}
+    : InputError(where.str() + ": " + message), where_(std::move(where)), message_(message) {}
 
 namespace {
 

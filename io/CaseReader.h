@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ExitCode.h"
+
 namespace hopsim::io {
 
 struct SourceLocation {
@@ -25,7 +27,7 @@ struct SourceLocation {
 };
 
 // A problem in a case: what() is "file:line:col: message", the form compilers use.
-class CaseError : public std::runtime_error {
+class CaseError : public InputError {
  public:
   CaseError(SourceLocation where, const std::string& message);
   const SourceLocation& where() const { return where_; }

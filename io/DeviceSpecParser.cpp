@@ -9,15 +9,11 @@ DeviceSpec parseDeviceSpec(const CaseNode& root) {
   if (!device) return spec;
   device->checkKeys({"backend", "kernels", "gpu", "ranks", "halo"});
   if (const auto b = device->find("backend")) {
-    const std::string v = b->choice({"auto", "cpu", "cuda"});
-    spec.backend = v == "cpu" ? Backend::Cpu : v == "cuda" ? Backend::Cuda : Backend::Auto;
+    spec.backend = *backendFrom(b->choice({"auto", "cpu", "cuda"}));
     if (spec.backend == Backend::Cuda && !HOPSIM_WITH_CUDA)
       b->fail("backend 'cuda' needs a build with CUDA (configure with -DHOPSIM_WITH_CUDA=ON and nvcc on the PATH)");
   }
-  if (const auto k = device->find("kernels")) {
-    const std::string v = k->choice({"auto", "portable", "hopper"});
-    spec.kernels = v == "portable" ? KernelVariant::Portable : v == "hopper" ? KernelVariant::Hopper : KernelVariant::Auto;
-  }
+  if (const auto k = device->find("kernels")) spec.kernels = *kernelVariantFrom(k->choice({"auto", "portable", "hopper"}));
   if (const auto g = device->find("gpu")) spec.gpu = static_cast<int>(g->integer(0, 1023));
   if (const auto r = device->find("ranks")) {
     const auto v = r->integers(1, 3);
@@ -27,10 +23,7 @@ DeviceSpec parseDeviceSpec(const CaseNode& root) {
     }
     for (std::size_t i = v.size(); i < 3; ++i) spec.ranks[i] = 1;
   }
-  if (const auto h = device->find("halo")) {
-    const std::string v = h->choice({"auto", "staged", "ipc"});
-    spec.halo = v == "staged" ? HaloTransport::Staged : v == "ipc" ? HaloTransport::Ipc : HaloTransport::Auto;
-  }
+  if (const auto h = device->find("halo")) spec.halo = *haloTransportFrom(h->choice({"auto", "staged", "ipc"}));
   return spec;
 }
 

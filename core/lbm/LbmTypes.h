@@ -1,7 +1,23 @@
-// Lattice and precision choices, shared by the case description and the backends.
+// Lattice, precision and population-layout choices, shared by the case description, the device plan and the backends.
 #pragma once
 
 namespace hopsim::lbm {
+
 enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
 enum class Precision { Single, Double, Half };  // Half: FP16 storage, FP32 arithmetic (GPU only)
+
+// How populations are kept between steps. TwoLattice: read one array, write the other. InPlace: one array updated
+// in place (the AA pattern), half the memory; it cannot do inlet/outlet faces, which fall back to two lattices.
+// Auto: the backend's fastest for the case (the device plan resolves it).
+enum class StreamingLayout { Auto, TwoLattice, InPlace };
+
+inline const char* toString(StreamingLayout l) {
+  switch (l) {
+    case StreamingLayout::Auto: return "auto";
+    case StreamingLayout::TwoLattice: return "two-lattice";
+    case StreamingLayout::InPlace: return "in-place";
+  }
+  return "?";
+}
+
 }  // namespace hopsim::lbm

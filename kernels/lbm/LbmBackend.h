@@ -13,7 +13,7 @@
 
 #include "kernels/lbm/BoundaryParams.h"
 #include "core/lbm/LbmTypes.h"
-#include "core/DeviceSpec.h"
+#include "core/DevicePlan.h"
 
 namespace hopsim::lbm {
 
@@ -25,19 +25,6 @@ struct Observables {
 
 // Size of the message that carries a halo inbox handle between ranks (a CUDA IPC handle and the inbox size).
 inline constexpr std::size_t kHaloHandleBytes = 128;
-
-// How populations are kept between steps. TwoLattice: read one array, write the other. InPlace: one array updated
-// in place (the AA pattern), half the memory; it cannot do inlet/outlet faces, which fall back to two lattices.
-// Auto: the backend's fastest for the case (HOPSIM_LBM_LAYOUT=two-lattice|in-place overrides it).
-enum class StreamingLayout { Auto, TwoLattice, InPlace };
-inline const char* toString(StreamingLayout l) {
-  switch (l) {
-    case StreamingLayout::Auto: return "auto";
-    case StreamingLayout::TwoLattice: return "two-lattice";
-    case StreamingLayout::InPlace: return "in-place";
-  }
-  return "?";
-}
 
 // Everything a backend needs to build its state; plain data, no case-file types beyond the enums.
 struct LbmSetup {
@@ -51,6 +38,16 @@ struct LbmSetup {
   StreamingLayout layout = StreamingLayout::Auto;  // GPU backends; the CPU backend always uses two lattices
   bool haloAllPopulations = false;  // decomposed runs with inlet/outlet faces: ghost planes carry every population
 };
+
+// Whether the in-place layout can run this setup exactly: inlet and outlet ghost nodes read the full population
+// set of a neighbouring cell while that cell updates it in place.
+inline bool inPlaceSupports(const LbmSetup& s) {
+  for (int f = 0; f < 6; ++f) {
+    const int t = s.domain.face[f].type;
+    if (!s.domain.periodic[f / 2] && (t == kFaceVelocityInlet || t == kFacePressureOutlet)) return false;
+  }
+  return true;
+}
 
 class LbmBackend {
  public:
@@ -115,8 +112,9 @@ class LbmBackend {
 
 std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& setup);
 
-// The CUDA backend (portable or Hopper kernels); throws when hopsim was built without CUDA.
-std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup& setup, KernelVariant variant, int device);
+// The CUDA backend for a device plan whose LBM kernels are settled (solvers/lbm/LbmKernelPlanner.h): plan.gpu,
+// plan.kernels and plan.lbm; throws when hopsim was built without CUDA.
+std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup& setup, const DevicePlan& plan);
 
 // Convert the setup's double-precision domain to arithmetic type T.
 template <class T>

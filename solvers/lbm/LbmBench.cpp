@@ -8,9 +8,13 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "core/ExitCode.h"
+#include "core/Mpi.h"
+#include "core/RunOptions.h"
 #include "kernels/common/CopyBandwidth.h"
 #include "kernels/common/DeviceInfo.h"
-#include "core/Mpi.h"
+#include "solvers/common/DevicePlanner.h"
+#include "solvers/lbm/LbmKernelPlanner.h"
 #include "solvers/lbm/LbmSimulation.h"
 
 namespace hopsim::lbm {
@@ -109,6 +113,7 @@ nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mp
   const nlohmann::json m = spread(mlups);
   r["layout"] = sim.backend().layout();
   r["description"] = sim.backend().description();
+  r["device_plan"] = planJson(sim.devicePlan());
   r["lattice"] = toString(c.lattice);
   r["precision"] = toString(c.precision);
   r["domain"] = c.cells;
@@ -171,9 +176,12 @@ LbmCase defaultBenchCase() {
 }
 
 nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
-  const Backend backend = resolveBackend(c.device.backend);
+  const DevicePlan base = planDevice(c.device, RunOptions{}, 0);
+  const Backend backend = base.backend;
   const bool gpu = backend == Backend::Cuda;
-  const int device = c.device.gpu < 0 ? 0 : c.device.gpu;
+  const int device = base.gpu;
+  if (c.precision == Precision::Half && !gpu)
+    throw InputError("precision 'half' (FP16 storage) needs the cuda backend; this run would use the cpu");
   const double cells = static_cast<double>(c.cells[0] * c.cells[1] * c.cells[2]);
 
   nlohmann::json out;
@@ -234,7 +242,13 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
         {
           LbmSetup setup = buildSetup(c);
           setup.layout = layoutFromName(layoutName);
-          b = gpu ? makeCudaBackend(setup, variant, device) : makeCpuBackend(setup);
+          DevicePlan plan = base;
+          if (gpu) {
+            plan.kernels = variant;
+            planLbmKernels(plan, setup);
+          }
+          r["device_plan"] = planJson(plan);
+          b = gpu ? makeCudaBackend(setup, plan) : makeCpuBackend(setup);
         }  // the host copy of the initial state is freed before timing
         // Warm-up: module load, graph capture, clocks; its time estimates the steps for ~0.5 s per repeat.
         const long long warm = gpu ? 64 : 2;

@@ -12,13 +12,16 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/ExitCode.h"
 #include "io/AtomicFile.h"
 #include "io/CsvSeries.h"
 #include "io/FieldWriter.h"
 #include "io/LbmCaseParser.h"
+#include "solvers/common/DevicePlanner.h"
 #include "solvers/common/RunInfo.h"
 #include "solvers/common/PhaseTimers.h"
 #include "solvers/common/Progress.h"
+#include "solvers/lbm/LbmKernelPlanner.h"
 #include "solvers/lbm/LbmSimulation.h"
 #if HOPSIM_WITH_VTK
 #include "io/vtk/VtkFieldWriter.h"
@@ -194,6 +197,7 @@ void printParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& 
   if (norm(c.bodyForce) > 0)
     std::printf("  body force     [%g, %g, %g]\n", c.bodyForce[0], c.bodyForce[1], c.bodyForce[2]);
   std::printf("  backend        %s\n", simMut.backend().description().c_str());
+  std::printf("  device plan    %s\n", describe(sim.devicePlan()).c_str());
   if (const Decomposition* d = sim.decomposition()) {
     const LbmPartition& p = sim.partition();
     std::printf("  ranks          %d MPI ranks, process grid %d x %d x %d; rank 0 holds %lld x %lld x %lld cells\n",
@@ -245,8 +249,6 @@ void applyOptions(LbmCase& c, const RunOptions& options) {
   if (!options.outputDir.empty()) c.output.dir = options.outputDir;
   if (options.backend) c.device.backend = *options.backend;
   if (options.kernels) c.device.kernels = *options.kernels;
-  if (c.precision == Precision::Half && resolveBackend(c.device.backend) == Backend::Cpu)
-    throw std::runtime_error("precision 'half' (FP16 storage) needs the cuda backend; this run would use the cpu");
 }
 
 int runCase(const io::CaseDocument& doc, const RunOptions& options) {
@@ -287,7 +289,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const double refLength = fr.refLength;
   const double cdScale = fr.refVelocity > 0 ? 2.0 / (fr.refDensity * fr.refVelocity * fr.refVelocity * refLength) : 0;
   Progress progress(total, static_cast<double>(sim.cellCount()), "MLUPS", talk);
-  int status = 0;
+  int status = kExitOk;
   long long lastGood = -1;
 
   // Checks the state for NaN (an unstable run) and, when a row is due, records it; false when unstable.
@@ -316,7 +318,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     lastGood = sim.step();
   };
 
-  if (!checkState(0, true)) status = 3;
+  if (!checkState(0, true)) status = kExitUnstable;
   if (status == 0) writeFields();
   const long long obsEvery = c.output.observablesEvery;
   while (status == 0 && sim.step() < total) {
@@ -339,14 +341,14 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     const bool fieldsDue = (c.output.every > 0 && now % c.output.every == 0) || now == total;
     // Fields are written only from a state that passed the NaN check, so the last files stay good.
     if ((obsDue || fieldsDue) && !checkState(now, obsDue)) {
-      status = 3;
+      status = kExitUnstable;
       break;
     }
     if (fieldsDue) writeFields();
   }
   progress.finish(sim.step());
 
-  if (status == 3 && root) {
+  if (status == kExitUnstable && root) {
     std::fprintf(stderr,
                  "error: the simulation became unstable (NaN) by step %lld; %s. Lower the velocities or raise tau "
                  "(viscosity), or refine the grid.\n",
@@ -372,6 +374,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     run["devices"] = devicesInfo();
     run["backend"] = sim.backend().name();
     run["backend_description"] = sim.backend().description();
+    run["device_plan"] = planJson(sim.devicePlan());
     run["steps"] = sim.step();
     run["cells"] = sim.cellCount();
     run["status"] = status == 0 ? "completed" : "unstable";

@@ -9,8 +9,12 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "core/ExitCode.h"
+#include "core/RunOptions.h"
 #include "kernels/common/DeviceInfo.h"
 #include "kernels/lbm/Collision.h"
+#include "solvers/common/DevicePlanner.h"
+#include "solvers/lbm/LbmKernelPlanner.h"
 
 namespace hopsim::lbm {
 namespace {
@@ -175,13 +179,8 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part) {
   return s;
 }
 
-Backend resolveBackend(Backend requested) {
-  if (requested != Backend::Auto) return requested;
-  return cudaDeviceCount() > 0 ? Backend::Cuda : Backend::Cpu;
-}
-
 LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant kernels, const mpi::Comm& comm)
-    : case_(c), backendKind_(resolveBackend(backend)), comm_(comm) {
+    : case_(c), comm_(comm) {
   part_ = wholeDomain(c);
   if (comm_.size() > 1) {
     const Decomposition::Real3 length{double(c.cells[0]), double(c.cells[1]), double(c.cells[2])};
@@ -193,10 +192,13 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
       throw std::runtime_error(std::string("cannot split this domain over the MPI ranks: ") + e.what());
     }
     part_ = partitionOf(c, *decomposition_);
-    // For measuring the overlap only (the results are wrong): steps without the halo exchange.
-    const char* skip = std::getenv("HOPSIM_LBM_SKIP_HALO");
-    skipHalo_ = skip && std::string(skip) == "1";
   }
+  RunOptions asked;
+  asked.backend = backend;
+  asked.kernels = kernels;
+  plan_ = planDevice(c.device, asked, decomposed() ? decomposition_->gpu(cudaDeviceCount()) : 0);
+  if (c.precision == Precision::Half && plan_.backend == Backend::Cpu)
+    throw InputError("precision 'half' (FP16 storage) needs the cuda backend; this run would use the cpu");
   LbmSetup setup = buildSetup(c, part_);
   // The halo exchange moves planes of the current population array, which only the two-lattice layout keeps whole.
   if (decomposed()) setup.layout = StreamingLayout::TwoLattice;
@@ -208,10 +210,9 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
   long long fluid = 0;
   for (auto f : ownedFlags_) fluid += f == kFluid ? 1 : 0;
   fluidCells_ = decomposed() ? comm_.allreduceSum(fluid) : fluid;
-  if (backendKind_ == Backend::Cuda) {
-    int gpu = c.device.gpu;
-    if (gpu < 0) gpu = decomposed() ? decomposition_->gpu(cudaDeviceCount()) : 0;
-    backend_ = makeCudaBackend(setup, kernels, gpu);
+  if (plan_.backend == Backend::Cuda) {
+    planLbmKernels(plan_, setup);
+    backend_ = makeCudaBackend(setup, plan_);
   } else {
     backend_ = makeCpuBackend(setup);
   }
@@ -219,7 +220,7 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
 }
 
 void LbmSimulation::chooseHaloTransport(HaloTransport wanted) {
-  transport_ = HaloTransport::Staged;
+  plan_.halo = HaloTransport::Staged;
   if (wanted == HaloTransport::Staged) return;
   const auto refuse = [&](const std::string& why) {
     if (wanted == HaloTransport::Ipc) throw std::runtime_error("device.halo: ipc is not possible here: " + why);
@@ -265,7 +266,7 @@ void LbmSimulation::chooseHaloTransport(HaloTransport wanted) {
   if (comm_.allreduceMax(error.empty() ? 0.0 : 1.0) > 0)
     return refuse("mapping a neighbour's GPU memory failed" +
                   (error.empty() ? std::string(" on another rank") : ": " + error));
-  transport_ = HaloTransport::Ipc;
+  plan_.halo = HaloTransport::Ipc;
 }
 
 void LbmSimulation::advance(long long steps, bool forcesOnLastStep) {
@@ -277,7 +278,7 @@ void LbmSimulation::advance(long long steps, bool forcesOnLastStep) {
     // them up to date, overlapping the update of the cells that do not border them.
     for (long long s = 0; s < steps; ++s) {
       backend_->advanceShellFirst(forcesOnLastStep && s == steps - 1);
-      if (!skipHalo_) exchangeHalo();
+      if (!haloSkipped()) exchangeHalo();
     }
   }
   step_ += steps;
@@ -291,7 +292,7 @@ void LbmSimulation::exchangeHalo() {
   for (int a = 0; a < 3; ++a) {
     const int lo = 2 * a, hi = 2 * a + 1;
     if (!part_.ghost[lo] && !part_.ghost[hi]) continue;
-    if (transport_ == HaloTransport::Ipc) {
+    if (plan_.halo == HaloTransport::Ipc) {
       exchangeAxisDirect(lo, hi);
       continue;
     }
@@ -309,8 +310,8 @@ void LbmSimulation::exchangeHalo() {
 }
 
 std::string LbmSimulation::haloPath() const {
-  if (backendKind_ != Backend::Cuda) return "host memory, MPI_Sendrecv";
-  if (transport_ == HaloTransport::Ipc)
+  if (plan_.backend != Backend::Cuda) return "host memory, MPI_Sendrecv";
+  if (plan_.halo == HaloTransport::Ipc)
     return "CUDA IPC: the GPU pack kernel writes into the neighbour's device memory; zero-byte MPI messages say "
            "when it has landed";
   std::string path = std::string("GPU pack kernel, pinned host buffers, MPI_Sendrecv, GPU unpack (MPI CUDA-aware: ") +

@@ -10,6 +10,7 @@
 #include "kernels/lbm/LbmBackend.h"
 #include "core/Decomposition.h"
 #include "core/Mpi.h"
+#include "core/DevicePlan.h"
 #include "core/lbm/LbmCase.h"
 
 namespace hopsim::lbm {
@@ -37,12 +38,10 @@ std::vector<std::uint8_t> buildFlags(const LbmCase& c);
 LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part);
 inline LbmSetup buildSetup(const LbmCase& c) { return buildSetup(c, wholeDomain(c)); }
 
-// The backend a case runs on once `auto` is resolved: CUDA when built with it and a GPU is present.
-Backend resolveBackend(Backend requested);
-
 // A lattice Boltzmann simulation over the ranks of `comm`: one rank holds the whole domain; several split it on a
 // Cartesian process grid (device.ranks, or MPI_Dims_create) and exchange ghost planes before every step. Fields
-// are gathered on rank 0; observables and forces are reduced over all ranks.
+// are gathered on rank 0; observables and forces are reduced over all ranks. `backend` and `kernels` stand in for
+// the case's device.backend and device.kernels (as the command line's do); the device plan is settled once, here.
 class LbmSimulation {
  public:
   LbmSimulation(const LbmCase& c, Backend backend, KernelVariant kernels = KernelVariant::Auto,
@@ -52,7 +51,9 @@ class LbmSimulation {
   long long step() const { return step_; }
   const LbmCase& config() const { return case_; }
   LbmBackend& backend() { return *backend_; }
-  Backend backendKind() const { return backendKind_; }
+  Backend backendKind() const { return plan_.backend; }
+  // Backend, GPU, kernels, bulk update and halo transport as settled for this run.
+  const DevicePlan& devicePlan() const { return plan_; }
 
   // Density and velocity (3 per cell, x fastest) of the whole domain, on rank 0 (other ranks get empty vectors).
   // Collective: every rank calls it.
@@ -78,11 +79,11 @@ class LbmSimulation {
   const mpi::Comm& comm() const { return comm_; }
   double haloSeconds() const { return haloSeconds_; }
   // HOPSIM_LBM_SKIP_HALO=1: decomposed steps without the exchange, to measure what it costs (results are wrong).
-  bool haloSkipped() const { return skipHalo_; }
+  bool haloSkipped() const { return plan_.overrides.skipHalo && decomposed(); }
   // Exchanges the ghost planes with the neighbouring ranks (advance() does it after every step).
   void exchangeHalo();
   // How the planes travel (staged or ipc; see device.halo), and why not ipc when auto could not use it.
-  HaloTransport haloTransport() const { return transport_; }
+  HaloTransport haloTransport() const { return plan_.halo; }
   // The path the planes take, in words, for the run log and bench JSON.
   std::string haloPath() const;
 
@@ -93,7 +94,7 @@ class LbmSimulation {
   void exchangeAxisDirect(int lo, int hi);
 
   LbmCase case_;
-  Backend backendKind_;
+  DevicePlan plan_;
   mpi::Comm comm_;
   std::optional<Decomposition> decomposition_;
   LbmPartition part_;
@@ -102,8 +103,6 @@ class LbmSimulation {
   std::unique_ptr<LbmBackend> backend_;
   long long step_ = 0;
   double haloSeconds_ = 0;
-  bool skipHalo_ = false;
-  HaloTransport transport_ = HaloTransport::Staged;
   std::string transportNote_;
   long long exchanges_ = 0;
 };

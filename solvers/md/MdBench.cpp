@@ -16,6 +16,7 @@
 #include "io/md/MdCaseParser.h"
 #include "kernels/common/DeviceInfo.h"
 #include "core/Mpi.h"
+#include "solvers/common/DevicePlanner.h"
 #include "solvers/md/MdSimulation.h"
 
 namespace hopsim::md {
@@ -80,7 +81,8 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   const MdRanks ranks{mpi::Comm::world(), false};
   const mpi::Comm& comm = ranks.comm;
 
-  auto engine = makeEngine(c, options, false, ranks);
+  const DevicePlan plan = planMdDevice(c, options, ranks);
+  auto engine = makeEngine(c, plan, false, ranks);
   engine->initialize(c.initial);
   const long long warmup = std::max<long long>(20, steps / 10);
   engine->advance(warmup, 0);
@@ -107,7 +109,7 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   const double median = sorted[sorted.size() / 2];
 
   // Breakdown: a separate engine with phase timers, same number of steps.
-  auto timed = makeEngine(c, options, true, ranks);
+  auto timed = makeEngine(c, plan, true, ranks);
   timed->initialize(c.initial);
   timed->advance(warmup, 0);
   const EngineStats before = timed->stats();
@@ -124,14 +126,13 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   const double exchange = (after.commSeconds - before.commSeconds) * perStep;
   const double other = std::max(0.0, total * perStep - nb - force - integ - exchange);
 
-  const bool gpu = chooseBackend(c, options) == Backend::Cuda;
+  const bool gpu = plan.backend == Backend::Cuda;
   std::optional<Decomposition> d;
   if (ranks.decomposed()) d.emplace(decompose(c, comm));
   std::string deviceName = "cpu";
   if (gpu) {
     const auto gpus = cudaDevices();
-    const int g = d ? chooseGpu(c, *d) : std::max(0, c.device.gpu);
-    if (g < static_cast<int>(gpus.size())) deviceName = gpus[g].name;
+    if (plan.gpu < static_cast<int>(gpus.size())) deviceName = gpus[plan.gpu].name;
   }
   nlohmann::json j;
   j["solver"] = "md";
@@ -156,6 +157,7 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   j["neighbor_ms_per_build"] =
       fast.neighborBuilds > 0 ? 1e3 * fast.neighborSeconds / static_cast<double>(fast.neighborBuilds) : 0.0;
   j["backend"] = engine->backendName();
+  j["device_plan"] = toJson(plan);
   j["precision"] = toString(c.precision);
   j["device"] = deviceName;
   j["cuda_graphs"] = gpu && !d;  // the decomposed GPU engine stops for MPI twice a step

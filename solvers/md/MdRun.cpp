@@ -3,8 +3,9 @@
 
 #include <cstdio>
 
-#include "io/md/MdCaseParser.h"
+#include "core/ExitCode.h"
 #include "core/Mpi.h"
+#include "io/md/MdCaseParser.h"
 #include "solvers/md/MdSimulation.h"
 
 namespace hopsim::md {
@@ -15,7 +16,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   if (!options.quiet && mpi::isRoot())
     for (const auto& w : doc.warnings()) std::fprintf(stderr, "%s\n", w.c_str());
   const MdRunResult r = runMd(c, options, doc.toJson());
-  return r.ok ? 0 : 2;
+  return r.ok ? kExitOk : kExitUnstable;
 }
 
 }  // namespace hopsim::md

@@ -18,25 +18,27 @@
 #endif
 #include "kernels/common/DeviceInfo.h"
 #include "core/Decomposition.h"
+#include "core/ExitCode.h"
+#include "solvers/common/DevicePlanner.h"
 #include "solvers/common/Progress.h"
 #include "solvers/md/DomainMdEngine.h"
 
 namespace hopsim::md {
 
-Backend chooseBackend(const MdCase& c, const RunOptions& options) {
-  Backend b = options.backend.value_or(c.device.backend);
-  if (b == Backend::Auto) b = cudaDeviceCount() > 0 ? Backend::Cuda : Backend::Cpu;
-  return b;
+DevicePlan planMdDevice(const MdCase& c, const RunOptions& options, const MdRanks& ranks) {
+  if (options.kernels.value_or(c.device.kernels) == KernelVariant::Hopper)
+    throw InputError("device.kernels: hopper is not available for MD (it has portable kernels only); use auto or "
+                     "portable");
+  const int gpus = cudaDeviceCount();
+  DevicePlan plan = planDevice(c.device, options, ranks.decomposed() && gpus > 0 ? ranks.comm.nodeRank() % gpus : 0);
+  plan.kernels = KernelVariant::Portable;
+  return plan;
 }
 
 Decomposition decompose(const MdCase& c, const mpi::Comm& comm) {
   // Sub-boxes at least cutoff + skin wide: ghosts then come from face neighbours only.
   return Decomposition(comm, {0, 0, 0}, c.initial.box.length, {true, true, true}, c.device.ranks,
                        c.lj.cutoff + c.skin);
-}
-
-int chooseGpu(const MdCase& c, const Decomposition& d) {
-  return c.device.gpu >= 0 ? c.device.gpu : std::max(0, d.gpu(cudaDeviceCount()));
 }
 
 EngineConfig engineConfig(const MdCase& c) {
@@ -48,17 +50,17 @@ EngineConfig engineConfig(const MdCase& c) {
   return e;
 }
 
-std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const RunOptions& options, bool timePhases,
+std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const DevicePlan& plan, bool timePhases,
                                      const MdRanks& ranks) {
   EngineConfig e = engineConfig(c);
   e.timePhases = timePhases;
-  const Backend backend = chooseBackend(c, options);
+  const bool cuda = plan.backend == Backend::Cuda;
   if (ranks.decomposed()) {
     const Decomposition d = decompose(c, ranks.comm);
-    if (backend == Backend::Cuda) return makeCudaDomainEngine(e, d, ranks.comm, chooseGpu(c, d));
+    if (cuda) return makeCudaDomainEngine(e, d, ranks.comm, plan.gpu);
     return makeDomainEngine(e, d, ranks.comm);
   }
-  if (backend == Backend::Cuda) return makeCudaEngine(e, std::max(0, c.device.gpu));
+  if (cuda) return makeCudaEngine(e, plan.gpu);
   return makeCpuEngine(e);
 }
 
@@ -117,7 +119,8 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
   const bool write = options.writeOutput && root;
   const bool verbose = !options.quiet && root;
 
-  auto engine = makeEngine(c, options, false, ranks);
+  result.plan = planMdDevice(c, options, ranks);
+  auto engine = makeEngine(c, result.plan, false, ranks);
   result.backend = engine->backendName();
   if (verbose) {
     std::printf("hopsim md: %zu atoms, %s\n", n, c.systemSource.c_str());
@@ -127,6 +130,7 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
                 c.lj.shift ? ", shifted" : "", c.lj.tailCorrection ? ", tail corrections" : "", c.skin);
     std::printf("  integrator %s, dt %g, %lld steps, precision %s, backend %s\n", toString(c.integrator.type),
                 c.integrator.dt, c.steps, toString(c.precision), result.backend.c_str());
+    std::printf("  device plan %s\n", describe(result.plan).c_str());
   }
 
   std::unique_ptr<io::CsvSeries> csv;
@@ -226,12 +230,13 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     nlohmann::json j;
     j["solver"] = "md";
     j["case"] = caseJson;
-    j["status"] = result.ok ? "completed" : "stopped";
+    j["status"] = result.ok ? "completed" : "unstable";
     if (!result.ok) j["failure"] = result.failure;
     j["atoms"] = n;
     j["first_step"] = first;
     j["last_step"] = result.lastStep;
     j["backend"] = result.backend;
+    j["device_plan"] = toJson(result.plan);
     j["precision"] = toString(c.precision);
     j["build"] = {{"version", HOPSIM_VERSION}, {"cuda", HOPSIM_WITH_CUDA != 0}, {"vtk", HOPSIM_WITH_VTK != 0}};
     const double steps = static_cast<double>(result.lastStep - first);

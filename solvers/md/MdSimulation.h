@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/Decomposition.h"
+#include "core/DevicePlan.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
 #include "core/md/MdCase.h"
@@ -25,6 +26,7 @@ struct MdRunResult {
   EngineStats stats;
   double seconds = 0;         // wall time of the time loop
   std::string backend;
+  DevicePlan plan;
   ParticleState final;        // particles at the last good step, in id order
 };
 
@@ -36,16 +38,15 @@ struct MdRanks {
   bool decomposed() const { return decompose || comm.size() > 1; }
 };
 
-// The backend a case runs on: --backend, else the case's device.backend; auto = CUDA when built and a GPU is seen
-// (decomposed or not: ranks share the node's GPUs).
-Backend chooseBackend(const MdCase& c, const RunOptions& options);
+// The device of a run, settled once (solvers/common/DevicePlanner.h): --backend over device.backend, auto = cuda
+// where a GPU is seen; device.gpu, else in a decomposed run the node rank's share of the node's GPUs; `kernels:
+// hopper` refused (MD has portable kernels only). Every rank calls it.
+DevicePlan planMdDevice(const MdCase& c, const RunOptions& options, const MdRanks& ranks);
 // The case's box over the ranks of comm (device.ranks, sub-boxes at least cutoff + skin wide); every rank calls it.
 Decomposition decompose(const MdCase& c, const mpi::Comm& comm);
-// The GPU of this rank in a decomposed run: device.gpu when set, else its share of the node's GPUs.
-int chooseGpu(const MdCase& c, const Decomposition& d);
 // Throws std::runtime_error for the cuda backend without CUDA or a GPU, std::invalid_argument when the ranks do not
 // fit the box (device.ranks, or sub-boxes narrower than cutoff + skin).
-std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const RunOptions& options, bool timePhases = false,
+std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const DevicePlan& plan, bool timePhases = false,
                                      const MdRanks& ranks = {});
 EngineConfig engineConfig(const MdCase& c);
 

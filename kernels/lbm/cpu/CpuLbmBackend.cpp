@@ -206,7 +206,7 @@ std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& s) {
 }
 
 #if !HOPSIM_WITH_CUDA
-std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup&, KernelVariant, int) {
+std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup&, const DevicePlan&) {
   throw std::runtime_error("this hopsim was built without CUDA; configure with -DHOPSIM_WITH_CUDA=ON");
 }
 #endif

@@ -341,7 +341,7 @@ class CudaLbm final : public LbmBackend {
     if (options_.graphSteps < 2) options_.graphSteps = 2;
     options_.graphSteps += options_.graphSteps & 1;  // even: a graph starts and ends on the same parity
     if constexpr (sizeof(S) == 2)  // which bulk kernel (HalfPairKernel.cuh); checks HOPSIM_LBM_HALF_PAIRS
-      if (!inPlace_) options_.note += halfPairsFromEnvironment() ? "; bulk: 2 cells/thread" : "; bulk: 1 cell/thread";
+      if (!inPlace_) options_.note += options_.halfPairs ? "; bulk: 2 cells/thread" : "; bulk: 1 cell/thread";
   }
 
   long long blocks() const { return static_cast<long long>(grid_.x) * grid_.y * grid_.z; }
@@ -484,7 +484,7 @@ class CudaLbm final : public LbmBackend {
   void launchPart(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
     if (part.cls)
       withAccess<Index>(parity, [&](const auto access) {
-        if (launchBulkPairs<L>(st, p_, part.cls, access, block_)) return;  // FP16, two lattices
+        if (launchBulkPairs<L>(st, p_, part.cls, access, block_, options_.halfPairs)) return;  // FP16, two lattices
         withForcing(p_, [&]<bool Forced>() {
           bulkStepKernel<L, Index, Forced><<<grid_, block_, 0, st>>>(p_, part.cls, access);
           HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");

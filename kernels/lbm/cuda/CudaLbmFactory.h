@@ -14,23 +14,15 @@ struct CudaLbmOptions {
   StreamingLayout layout = StreamingLayout::TwoLattice;  // resolved: TwoLattice or InPlace
   int blockThreads = 256;  // threads per block (64, 128 or 256)
   int graphSteps = 32;     // steps per captured CUDA graph (even)
+  bool halfPairs = true;   // FP16 storage, two lattices: two cells per thread (HalfPairKernel.cuh)
   std::string note;        // appended to description(), e.g. why a requested layout was not used
 };
-
-// Whether the in-place layout can run this setup exactly: inlet and outlet ghost nodes read the full population
-// set of a neighbouring cell while that cell updates it in place.
-inline bool inPlaceSupports(const LbmSetup& s) {
-  for (int f = 0; f < 6; ++f) {
-    const int t = s.domain.face[f].type;
-    if (!s.domain.periodic[f / 2] && (t == kFaceVelocityInlet || t == kFacePressureOutlet)) return false;
-  }
-  return true;
-}
 
 // Options of the Hopper backend (kernels/lbm/hopper/): the cluster size and how tiles are loaded; 0 = automatic.
 struct HopperLbmOptions {
   int clusterBlocks = 0;  // 2, 4, 8 or 16 blocks per cluster; 0: the size with the most resident cells
-  enum class TileLoad { Auto, Tma, Plain } tileLoad = TileLoad::Auto;  // Auto and Tma: TMA where the shape allows
+  using TileLoad = lbm::TileLoad;
+  TileLoad tileLoad = TileLoad::Auto;  // Auto and Tma: TMA where the shape allows
   // Time steps per launch of the temporal kernel (1, 2 or 4), which runs boxes whose every cell is bulk (periodic,
   // no solids); kTemporalAuto: the temporal kernel at its measured best k where it can run, the cluster kernel
   // elsewhere; kTemporalOff: the cluster kernel always.

@@ -25,8 +25,6 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -63,15 +61,6 @@ __global__ void __launch_bounds__(kHalfPairMaxBlockThreads, halfPairMinBlocks<L>
   updateBulkPairOfThread<L, Aligned, Forced>(p, cls, access, x, y, static_cast<int>(blockIdx.z));
 }
 
-// HOPSIM_LBM_HALF_PAIRS: 1 (default) two cells per thread, 0 the one-cell kernel. Read at every launch (a captured
-// graph keeps the kernel it was captured with).
-inline bool halfPairsFromEnvironment() {
-  const char* v = std::getenv("HOPSIM_LBM_HALF_PAIRS");
-  if (!v || !*v || std::strcmp(v, "1") == 0) return true;
-  if (std::strcmp(v, "0") == 0) return false;
-  throw std::runtime_error(std::string("HOPSIM_LBM_HALF_PAIRS=") + v + ": expected 0 or 1");
-}
-
 // The pair kernel's block: as many threads as the one-cell kernel's block (HOPSIM_LBM_BLOCK_THREADS), its x extent
 // fitted to the pairs of a row (for nx = 256: 128 x 2 instead of 256 x 1, which would leave half the threads idle).
 inline dim3 halfPairBlock(int nx, dim3 cellBlock) {
@@ -82,15 +71,15 @@ inline dim3 halfPairBlock(int nx, dim3 cellBlock) {
   return dim3(bx, threads / bx, 1);
 }
 
-// Launches the bulk step through the pair kernel when it applies to this access (FP16, two lattices) and is not
-// switched off; returns false when the caller must launch the one-cell kernel.
+// Launches the bulk step through the pair kernel when it applies to this access (FP16, two lattices) and the plan
+// asks for pairs (KernelPlan::halfPairs); returns false when the caller must launch the one-cell kernel.
 template <class L, class Access, class T>
 bool launchBulkPairs(cudaStream_t st, const DomainParams<T>& p, const std::uint8_t* cls, const Access& access,
-                     dim3 cellBlock) {
+                     dim3 cellBlock, bool pairs) {
   if constexpr (!IsHalfTwoLattice<Access>::value) {
     return false;
   } else {
-    if (!halfPairsFromEnvironment()) return false;
+    if (!pairs) return false;
     const dim3 block = halfPairBlock(p.n[0], cellBlock);
     const unsigned pairs = static_cast<unsigned>((p.n[0] + 1) / 2);
     const dim3 grid((pairs + block.x - 1) / block.x, (static_cast<unsigned>(p.n[1]) + block.y - 1) / block.y,

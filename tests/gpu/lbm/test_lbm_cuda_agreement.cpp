@@ -9,7 +9,9 @@
 #include "CatchCompat.h"
 #include "HalfPairCases.h"
 #include "LbmAgreementCases.h"
+#include "PlannedBackend.h"
 #include "kernels/common/DeviceInfo.h"
+#include "solvers/common/DevicePlanner.h"
 #include "solvers/lbm/LbmBench.h"
 
 using namespace hopsim;
@@ -24,9 +26,9 @@ bool haveGpu() {
   return false;
 }
 
-std::unique_ptr<LbmBackend> cuda(LbmSetup s, StreamingLayout layout) {
+std::unique_ptr<LbmBackend> cuda(LbmSetup s, StreamingLayout layout, const DeviceOverrides& overrides = {}) {
   s.layout = layout;
-  return makeCudaBackend(s, KernelVariant::Portable, 0);
+  return plannedCudaBackend(s, KernelVariant::Portable, overrides);
 }
 
 
@@ -98,9 +100,9 @@ TEST_CASE("CUDA LBM FP16: the two-cells-per-thread bulk kernel gives bitwise the
     INFO(c.label);
     std::unique_ptr<LbmBackend> run[2];
     for (int pairs = 0; pairs < 2; ++pairs) {
-      // The variable is read when the backend is made and at each launch (graph captures included).
-      const ScopedEnv env("HOPSIM_LBM_HALF_PAIRS", pairs ? "1" : "0");
-      run[pairs] = cuda(s, StreamingLayout::TwoLattice);
+      DeviceOverrides o;
+      o.halfPairs = pairs;  // HOPSIM_LBM_HALF_PAIRS
+      run[pairs] = cuda(s, StreamingLayout::TwoLattice, o);
       CHECK(run[pairs]->description().find(pairs ? "bulk: 2 cells/thread" : "bulk: 1 cell/thread") != std::string::npos);
       run[pairs]->advance(37, false);  // a graph of 32 steps and single launches
       run[pairs]->advance(63, true);   // forces on the last step
@@ -115,11 +117,10 @@ TEST_CASE("CUDA LBM FP16: the two-cells-per-thread bulk kernel gives bitwise the
     CHECK(d.force == 0.0);
   }
   const ScopedEnv bad("HOPSIM_LBM_HALF_PAIRS", "2");
-  const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "half", "bgk", Flow::Duct)));
   try {
-    cuda(s, StreamingLayout::TwoLattice);
+    readDeviceOverrides();
     FAIL("HOPSIM_LBM_HALF_PAIRS=2 accepted");
-  } catch (const std::runtime_error& e) {
+  } catch (const InputError& e) {
     CHECK(std::string(e.what()).find("HOPSIM_LBM_HALF_PAIRS=2") != std::string::npos);
   }
 }

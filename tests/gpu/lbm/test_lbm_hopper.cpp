@@ -20,7 +20,7 @@
 #include "solvers/lbm/LbmBench.h"
 
 #if HOPSIM_WITH_CUDA
-#include "kernels/lbm/cuda/CudaLbmFactory.h"
+#include "PlannedBackend.h"
 
 using namespace hopsim;
 using namespace hopsim::lbm;
@@ -28,7 +28,7 @@ using namespace hopsim::lbm::testing;
 
 namespace {
 
-using TileLoad = HopperLbmOptions::TileLoad;
+constexpr int kStepsOff = DeviceOverrides::kStepsOff, kStepsAuto = DeviceOverrides::kStepsAuto;
 
 int gpuMajor() {
   if (cudaDeviceCount() <= 0) return 0;
@@ -45,21 +45,20 @@ bool haveHopper() {
 
 std::unique_ptr<LbmBackend> portable(LbmSetup s) {
   s.layout = StreamingLayout::TwoLattice;
-  return makeCudaBackend(s, KernelVariant::Portable, 0);
+  return plannedCudaBackend(s, KernelVariant::Portable);
 }
 
-// The cluster kernel unless `steps` asks for the temporal kernel (1, 2, 4 steps per launch, or auto).
-std::unique_ptr<LbmBackend> hopperBackend(const LbmSetup& s, int clusterBlocks, TileLoad load,
-                                          int steps = HopperLbmOptions::kTemporalOff, int temporalCluster = 0) {
-  CudaLbmOptions o;
-  o.device = 0;
-  o.layout = StreamingLayout::TwoLattice;
-  HopperLbmOptions h;
-  h.clusterBlocks = clusterBlocks;
-  h.tileLoad = load;
-  h.stepsPerLaunch = steps;
-  h.temporalCluster = temporalCluster;
-  return makeHopperLbm(s, o, h);
+// The cluster kernel unless `steps` asks for the temporal kernel (1, 2, 4 steps per launch, or auto), as the
+// HOPSIM_HOPPER_* variables would.
+std::unique_ptr<LbmBackend> hopperBackend(LbmSetup s, int clusterBlocks, TileLoad load, int steps = kStepsOff,
+                                          int temporalCluster = 0) {
+  s.layout = StreamingLayout::TwoLattice;
+  DeviceOverrides o;
+  o.hopperCluster = clusterBlocks;
+  o.tileLoad = load;
+  o.hopperSteps = steps;
+  o.temporalCluster = temporalCluster;
+  return plannedCudaBackend(s, KernelVariant::Hopper, o);
 }
 
 bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
@@ -258,7 +257,7 @@ TEST_CASE("Hopper LBM: fallbacks, layouts, TMA refusal, graphs and single launch
   SECTION("in-place requested: two lattices, with a note; through makeCudaBackend") {
     LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", Flow::PeriodicForce)));
     setup.layout = StreamingLayout::InPlace;
-    auto h = makeCudaBackend(setup, KernelVariant::Hopper, 0);
+    auto h = plannedCudaBackend(setup, KernelVariant::Hopper);
     INFO(h->description());
     CHECK(h->name() == "cuda/hopper");
     CHECK(h->layout() == "two-lattice");
@@ -311,7 +310,7 @@ TEST_CASE("Hopper LBM temporal kernel (k steps per launch) equals k portable ste
       auto ref = portable(setup);
       run100(*ref);  // 37 + 63 steps: k-step launches in graphs and alone, then single steps for the remainders
       const bool threeD = setup.lattice == LatticeKind::D3Q19;
-      for (const int steps : {1, 2, 4, HopperLbmOptions::kTemporalAuto})
+      for (const int steps : {1, 2, 4, kStepsAuto})
         for (const int cluster : steps == 2 && threeD ? std::vector<int>{1, 4, 8} : std::vector<int>{0}) {
           auto h = hopperBackend(setup, 0, TileLoad::Auto, steps, cluster);
           INFO(name << (precision == Precision::Half ? " half" : " single") << ", steps " << steps << ", cluster "
@@ -333,7 +332,7 @@ TEST_CASE("Hopper LBM temporal kernel: where it cannot run", "[gpu][lbm][hopper]
   SECTION("walls or solids: auto takes the cluster kernel, an explicit k > 1 is an error that says why") {
     for (const Flow flow : {Flow::Channel, Flow::Cavity}) {
       const LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", flow)));
-      auto h = hopperBackend(setup, 0, TileLoad::Auto, HopperLbmOptions::kTemporalAuto);
+      auto h = hopperBackend(setup, 0, TileLoad::Auto, kStepsAuto);
       INFO(h->description());
       CHECK(h->description().find("cluster kernel") != std::string::npos);
       try {
@@ -349,7 +348,7 @@ TEST_CASE("Hopper LBM temporal kernel: where it cannot run", "[gpu][lbm][hopper]
   SECTION("D3Q27 and double: the portable bulk kernel, and an explicit k is an error") {
     LbmSetup setup = buildSetup(parseCase(periodicCases()[1].second));
     setup.precision = Precision::Double;
-    auto h = hopperBackend(setup, 0, TileLoad::Auto, HopperLbmOptions::kTemporalAuto);
+    auto h = hopperBackend(setup, 0, TileLoad::Auto, kStepsAuto);
     CHECK(h->description().find("portable bulk kernel") != std::string::npos);
     try {
       hopperBackend(setup, 0, TileLoad::Auto, 4);
@@ -371,7 +370,7 @@ TEST_CASE("kernels: auto takes the Hopper temporal kernel only where it measured
   const std::string hopperOrPortable = major >= 9 ? "cuda/hopper" : "cuda/portable";
   const LbmSetup d2q9 = buildSetup(parseCase(periodicCases()[4].second));  // D2Q9 300x40, periodic, no solids
   {
-    auto b = makeCudaBackend(d2q9, KernelVariant::Auto, 0);
+    auto b = plannedCudaBackend(d2q9, KernelVariant::Auto);
     INFO(b->description());
     CHECK(b->name() == hopperOrPortable);
     if (major >= 9) CHECK(b->description().find("temporal blocking, 4 steps") != std::string::npos);
@@ -385,7 +384,7 @@ TEST_CASE("kernels: auto takes the Hopper temporal kernel only where it measured
       {"D2Q9 with an obstacle", buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::PeriodicForce)))},
       {"D2Q9 channel", buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::Channel)))}};
   for (const auto& [name, setup] : portableCases) {
-    auto b = makeCudaBackend(setup, KernelVariant::Auto, 0);
+    auto b = plannedCudaBackend(setup, KernelVariant::Auto);
     INFO(name << ": " << b->description());
     CHECK(b->name() == "cuda/portable");
   }
@@ -422,7 +421,7 @@ TEST_CASE("device.kernels: hopper on a GPU older than Hopper is a clear error", 
   }
   const LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", Flow::PeriodicForce)));
   try {
-    makeCudaBackend(setup, KernelVariant::Hopper, 0);
+    plannedCudaBackend(setup, KernelVariant::Hopper);
     FAIL("the Hopper backend was built on a GPU of compute capability " << major << ".x");
   } catch (const std::runtime_error& e) {
     const std::string msg = e.what();

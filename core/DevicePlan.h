@@ -1,0 +1,69 @@
+// The device choices of a run, settled once above the kernels and handed to the backends: nothing below the solvers'
+// planners (solvers/common/DevicePlanner.h, solvers/lbm/LbmKernelPlanner.h) reads the case's device section, the
+// command line or the environment again. The run log, run.json and the bench JSON print the plan.
+#pragma once
+
+#include <string>
+
+#include "core/DeviceSpec.h"
+#include "core/lbm/LbmTypes.h"
+
+namespace hopsim {
+
+namespace lbm {
+
+// How the Hopper cluster kernel fills its tiles: TMA where the shape allows it (Auto, Tma) or plain loads.
+enum class TileLoad { Auto, Tma, Plain };
+
+// The CUDA LBM backend's bulk update (its state, boundaries, graphs and observables are the same for all):
+// Portable: one cell per thread (two per thread for FP16 storage with halfPairs), every GPU from sm_80.
+// HopperCluster: thread block clusters with TMA tiles and halos over DSMEM (kernels/lbm/hopper/ClusterStep.cuh).
+// HopperTemporal: k steps per launch where every cell is bulk (kernels/lbm/hopper/TemporalStep.cuh).
+enum class BulkUpdate { Portable, HopperCluster, HopperTemporal };
+
+const char* toString(TileLoad t);
+const char* toString(BulkUpdate b);
+
+// What the CUDA LBM backend runs, resolved: the backend follows it and decides only what it must measure on the
+// device (the cluster size from occupancy where clusterBlocks is 0, plain loads where TMA refuses the shape).
+struct KernelPlan {
+  BulkUpdate bulk = BulkUpdate::Portable;
+  StreamingLayout layout = StreamingLayout::TwoLattice;  // TwoLattice or InPlace
+  int blockThreads = 256;   // threads per block of the portable kernels: 64, 128 or 256
+  int graphSteps = 32;      // steps per captured CUDA graph (even)
+  bool halfPairs = true;    // FP16 storage, portable bulk, two lattices: two cells per thread
+  int clusterBlocks = 0;    // HopperCluster: 2, 4, 8 or 16 blocks per cluster; 0: the most resident cells
+  TileLoad tileLoad = TileLoad::Auto;
+  int stepsPerLaunch = 1;   // HopperTemporal: 1, 2 or 4
+  int temporalCluster = 1;  // HopperTemporal: blocks per cluster (4 or 8 only for 3-D lattices at 2 steps)
+  std::string note;         // what the plan did not do that was asked for, e.g. "in-place layout not used: ..."
+};
+
+}  // namespace lbm
+
+// Overrides for experiments, from the environment (bench/README.md lists them). readDeviceOverrides() in
+// solvers/common/DevicePlanner.cpp is the one place that reads them; zero / Auto / -1 = not set.
+struct DeviceOverrides {
+  static constexpr int kStepsUnset = 0, kStepsAuto = -2, kStepsOff = -1;
+  lbm::StreamingLayout layout = lbm::StreamingLayout::Auto;  // HOPSIM_LBM_LAYOUT=two-lattice|in-place|auto
+  int blockThreads = 0;                  // HOPSIM_LBM_BLOCK_THREADS=64|128|256
+  int graphSteps = 0;                    // HOPSIM_LBM_GRAPH_STEPS=N
+  int halfPairs = -1;                    // HOPSIM_LBM_HALF_PAIRS=0|1
+  int hopperCluster = 0;                 // HOPSIM_HOPPER_CLUSTER=2|4|8|16
+  lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto
+  int hopperSteps = kStepsUnset;         // HOPSIM_HOPPER_STEPS=1|2|4|auto|off
+  int temporalCluster = 0;               // HOPSIM_HOPPER_TEMPORAL_CLUSTER=1|4|8
+  bool skipHalo = false;                 // HOPSIM_LBM_SKIP_HALO=1: decomposed runs without the exchange (wrong results)
+};
+
+struct DevicePlan {
+  Backend backend = Backend::Cpu;                   // cpu or cuda, never auto
+  KernelVariant kernels = KernelVariant::Portable;  // portable or hopper, never auto
+  int gpu = -1;                                     // CUDA device index; -1 on the cpu backend
+  HaloTransport halo = HaloTransport::Auto;         // decomposed LBM runs settle auto once the neighbours are known
+  std::string why;                                  // how backend and kernels were chosen, for the log
+  lbm::KernelPlan lbm;                              // LBM on cuda
+  DeviceOverrides overrides;
+};
+
+}  // namespace hopsim

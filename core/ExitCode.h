@@ -1,0 +1,23 @@
+// The exit codes of every hopsim command (README, "Exit codes"), and the error that means "bad input".
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace hopsim {
+
+enum ExitCode : int {
+  kExitOk = 0,        // done
+  kExitFailure = 1,   // a failure: validation failed, an I/O or device error
+  kExitBadInput = 2,  // bad input: the case file or the command line (CLI11's parse errors included)
+  kExitUnstable = 3,  // the simulation became unstable (LBM and MD)
+};
+
+// Input the user can correct that has no place in a case file to point at (a command-line value, an option the
+// solver cannot honour). io::CaseError, which has one, derives from it. Commands exit kExitBadInput on it.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace hopsim

@@ -1,0 +1,143 @@
+// The CUDA LBM kernel plan of a case: the one place that decides between the portable and Hopper kernels.
+#include "solvers/lbm/LbmKernelPlanner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/ExitCode.h"
+#include "kernels/common/DeviceInfo.h"
+#include "core/lbm/LbmCase.h"
+#include "kernels/lbm/hopper/HopperSupport.h"
+#include "solvers/common/DevicePlanner.h"
+
+namespace hopsim::lbm {
+namespace {
+
+// The layout when neither the case nor HOPSIM_LBM_LAYOUT names one (docs/performance.md has the measurement).
+constexpr StreamingLayout kDefaultLayout = StreamingLayout::TwoLattice;
+
+// Steps per launch of the temporal kernel when nothing asks for a number, the fastest measured on the H200
+// (docs/performance.md, "Temporal blocking"): 4 for D2Q9; 1 for D3Q19, whose 2-step kernel measured slower.
+int autoTemporalSteps(LatticeKind l) { return l == LatticeKind::D2Q9 ? 4 : 1; }
+
+int dimensionsOf(LatticeKind l) { return l == LatticeKind::D2Q9 ? 2 : 3; }
+int velocitiesOf(LatticeKind l) { return l == LatticeKind::D2Q9 ? 9 : l == LatticeKind::D3Q19 ? 19 : 27; }
+
+// Compute capability major of `gpu`, 0 where it does not exist (the backend then says so when it selects it).
+int computeCapability(int gpu) {
+  for (const GpuInfo& g : cudaDevices())
+    if (g.index == gpu) return g.ccMajor;
+  return 0;
+}
+
+// Why the temporal kernel cannot run `s`, or empty where it can: it needs every cell bulk (periodic on every axis of
+// the lattice, no solid cell, one rank) and 32-bit population indices.
+std::string temporalRefusal(const LbmSetup& s) {
+  if (!hopperKernelsBuilt(s.lattice, s.precision))
+    return fmt::format("no temporal kernel is built for {} {}", toString(s.lattice), toString(s.precision));
+  if (s.domain.hasGhosts()) return "the domain is split over MPI ranks";
+  for (int a = 0; a < dimensionsOf(s.lattice); ++a)
+    if (!s.domain.periodic[a]) return "the box is not periodic on every axis or has solid cells";
+  if (std::any_of(s.flags.begin(), s.flags.end(), [](std::uint8_t f) { return f != kFluid; }))
+    return "the box is not periodic on every axis or has solid cells";
+  if (static_cast<double>(velocitiesOf(s.lattice)) * static_cast<double>(s.domain.cells) > 4294967295.0)
+    return "more than 2^32 populations";
+  return {};
+}
+
+// `kernels: auto` takes the Hopper kernels only where they measured faster than the portable ones on the H200
+// (docs/performance.md, "Temporal blocking", 2026-11-29): the temporal kernel, 4 steps per launch, on periodic
+// solid-free D2Q9 boxes in single precision (2.0x: 109,383 vs 54,432 MLUPS at 4096^2). D3Q19's temporal kernel
+// (23,632 vs 25,720 at 256^3) and the cluster kernel on every case (0.33-0.56x) measured slower.
+bool hopperMeasuredFaster(const LbmSetup& s, const KernelPlan& k, int cc) {
+  return cc >= 9 && s.lattice == LatticeKind::D2Q9 && s.precision == Precision::Single &&
+         k.layout == StreamingLayout::TwoLattice && temporalRefusal(s).empty();
+}
+
+void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
+  KernelPlan& k = plan.lbm;
+  const DeviceOverrides& o = plan.overrides;
+  if (cc > 0 && cc < 9)
+    throw InputError(fmt::format("device.kernels: hopper needs a Hopper GPU (compute capability 9.0 or newer: thread "
+                                 "block clusters, TMA); GPU {} is {}.x: use device.kernels: portable or auto",
+                                 plan.gpu, cc));
+  if (s.domain.hasGhosts())
+    throw InputError("the Hopper LBM kernels do not run a domain split over MPI ranks yet; use device.kernels: "
+                     "portable (or auto) with several ranks");
+  if (k.layout == StreamingLayout::InPlace) {
+    k.layout = StreamingLayout::TwoLattice;
+    k.note += "; in-place layout not used: the Hopper kernels run two lattices";
+  }
+  if (o.hopperCluster && o.hopperCluster != 2 && o.hopperCluster != 4 && o.hopperCluster != 8 &&
+      o.hopperCluster != 16)
+    throw InputError(fmt::format("HOPSIM_HOPPER_CLUSTER={}: expected 2, 4, 8 or 16", o.hopperCluster));
+  k.clusterBlocks = o.hopperCluster;
+  k.tileLoad = o.tileLoad;
+  if (!hopperKernelsBuilt(s.lattice, s.precision)) {
+    k.note += fmt::format("; portable bulk update: no Hopper kernel is built for {} {}", toString(s.lattice),
+                          toString(s.precision));
+    return;
+  }
+  // The temporal kernel where it can run and is not switched off, the cluster kernel elsewhere.
+  const int asked = o.hopperSteps;
+  const bool explicitSteps = asked == 1 || asked == 2 || asked == 4;
+  const std::string refusal = temporalRefusal(s);
+  if (asked == DeviceOverrides::kStepsOff || !refusal.empty()) {
+    if (explicitSteps)
+      throw InputError(fmt::format("HOPSIM_HOPPER_STEPS={}: the temporal kernel cannot run this case ({}); leave it "
+                                   "to auto or off", asked, refusal));
+    k.bulk = BulkUpdate::HopperCluster;
+    return;
+  }
+  k.bulk = BulkUpdate::HopperTemporal;
+  k.stepsPerLaunch = explicitSteps ? asked : autoTemporalSteps(s.lattice);
+  const int cluster = o.temporalCluster;
+  const bool clusters = dimensionsOf(s.lattice) == 3 && k.stepsPerLaunch == 2;
+  if (cluster > 1 && !(clusters && (cluster == 4 || cluster == 8)))
+    throw InputError(fmt::format("HOPSIM_HOPPER_TEMPORAL_CLUSTER={}: clusters of 4 or 8 blocks run the 3-D lattices "
+                                 "at 2 steps per launch", cluster));
+  k.temporalCluster = std::max(1, cluster);
+  // Graphs hold an even number of launches of k steps, so each leaves the current array where it found it.
+  const int even = 2 * k.stepsPerLaunch;
+  k.graphSteps = (k.graphSteps + even - 1) / even * even;
+}
+
+}  // namespace
+
+void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
+  KernelPlan& k = plan.lbm;
+  const DeviceOverrides& o = plan.overrides;
+  k = KernelPlan{};
+  k.layout = s.layout != StreamingLayout::Auto ? s.layout : o.layout;
+  if (k.layout == StreamingLayout::Auto) k.layout = kDefaultLayout;
+  if (k.layout == StreamingLayout::InPlace && !inPlaceSupports(s)) {
+    k.layout = StreamingLayout::TwoLattice;
+    k.note += "; in-place layout not used: inlet and outlet faces need two lattices";
+  }
+  if (o.blockThreads && o.blockThreads != 64 && o.blockThreads != 128 && o.blockThreads != 256)
+    throw InputError(fmt::format("HOPSIM_LBM_BLOCK_THREADS={}: expected 64, 128 or 256", o.blockThreads));
+  k.blockThreads = o.blockThreads ? o.blockThreads : 256;
+  k.graphSteps = o.graphSteps ? o.graphSteps + (o.graphSteps & 1) : 32;  // even: a graph ends on its start parity
+  k.halfPairs = o.halfPairs != 0;
+  if (plan.backend != Backend::Cuda) return;
+
+  const int cc = computeCapability(plan.gpu);
+  if (plan.kernels == KernelVariant::Auto) {
+    const bool hopper = hopperMeasuredFaster(s, k, cc);
+    plan.kernels = hopper ? KernelVariant::Hopper : KernelVariant::Portable;
+    plan.why += hopper ? "; kernels auto: hopper (the temporal kernel measured 2.0x portable on periodic "
+                         "solid-free D2Q9 FP32 boxes)"
+                       : "; kernels auto: portable (the fastest measured for this case)";
+  }
+  if (plan.kernels == KernelVariant::Hopper) planHopper(plan, s, cc);
+}
+
+nlohmann::json planJson(const DevicePlan& plan) {
+  nlohmann::json j = toJson(plan);
+  if (plan.backend == Backend::Cuda) j["lbm"] = toJson(plan.lbm);
+  return j;
+}
+
+}  // namespace hopsim::lbm
