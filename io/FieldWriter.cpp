@@ -3,9 +3,7 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <optional>
-#include <set>
 #include <stdexcept>
 #include <system_error>
 
@@ -18,60 +16,10 @@
 
 namespace hopsim::io {
 
-bool isSafeName(const std::string& name, bool allowDashDot) {
-  if (name.empty() || name.front() == '.' || name.front() == '-') return false;
-  return std::all_of(name.begin(), name.end(), [&](char c) {
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    return alnum || c == '_' || (allowDashDot && (c == '-' || c == '.'));
-  });
-}
-
-std::string stepFileName(const std::string& baseName, long long step, const std::string& extension) {
-  if (step < 0) throw std::invalid_argument(fmt::format("output step {} is negative", step));
-  return fmt::format("{}_{:09d}{}", baseName, step, extension);
-}
-
-void checkGrid(const GridGeometry& grid) {
-  if (grid.dimensions != 2 && grid.dimensions != 3)
-    throw std::invalid_argument(fmt::format("grid dimensions must be 2 or 3, not {}", grid.dimensions));
-  for (long long n : grid.cells)
-    if (n < 1) throw std::invalid_argument(fmt::format("grid cell counts must be positive, got {}", n));
-  if (grid.dimensions == 2 && grid.cells[2] != 1)
-    throw std::invalid_argument(fmt::format("a 2D grid has one cell in z, not {}", grid.cells[2]));
-  if (!(grid.spacing > 0))
-    throw std::invalid_argument(fmt::format("grid spacing must be positive, not {}", grid.spacing));
-}
-
-void checkFields(const std::vector<FieldView>& fields) {
-  std::set<std::string> seen;
-  for (const auto& f : fields) {
-    if (!isSafeName(f.name, false))
-      throw std::invalid_argument(
-          fmt::format("field name '{}' must be letters, digits and '_' (it becomes an HDF5 path and XML)", f.name));
-    if (!seen.insert(f.name).second) throw std::invalid_argument(fmt::format("field '{}' given twice", f.name));
-    if (f.components != 1 && f.components != 3)
-      throw std::invalid_argument(fmt::format("field '{}' has {} components; 1 or 3 are supported", f.name,
-                                              f.components));
-    if (!f.data) throw std::invalid_argument(fmt::format("field '{}' has no data", f.name));
-  }
-}
-
-void checkBaseName(const std::string& base) {
-  if (!isSafeName(base, true))
-    throw std::invalid_argument(fmt::format("output base name '{}' must be letters, digits, '_', '-' or '.'", base));
-}
-
 FieldSeriesWriter::FieldSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid,
                                      bool singlePrecision)
-    : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), single_(singlePrecision) {
+    : series_(std::move(dir), std::move(baseName), ".xmf"), grid_(grid), single_(singlePrecision) {
   checkGrid(grid_);
-  checkBaseName(base_);
-}
-
-std::filesystem::path FieldSeriesWriter::seriesPath() const { return dir_ / (base_ + ".xmf"); }
-
-std::filesystem::path FieldSeriesWriter::stepPath(long long step) const {
-  return dir_ / stepFileName(base_, step, ".h5");
 }
 
 namespace {
@@ -173,11 +121,7 @@ void FieldSeriesWriter::write(long long step, double time, const std::vector<Fie
 }
 
 void FieldSeriesWriter::commitStep(long long step, double time, const std::vector<FieldView>& fields) {
-  stepFileName(base_, step, "");  // throws for a negative step
-  Entry entry{step, time, {}};
-  for (const auto& f : fields) entry.fields.emplace_back(f.name, f.components);
-  recordStep(entries_, std::move(entry));
-  writeFileAtomic(seriesPath(), xdmf());
+  series_.record(step, time, fields, [&] { return xdmf(); });
 }
 
 namespace {
@@ -225,98 +169,55 @@ const char* kXdmfFooter = "    </Grid>\n  </Domain>\n</Xdmf>\n";
 std::string FieldSeriesWriter::xdmf() const {
   const int precision = single_ ? 4 : 8;
   std::string out = kXdmfHeader;
-  out += fmt::format("    <Grid Name=\"{}\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", base_);
-  for (const auto& e : entries_)
+  const std::string& base = series_.baseName();
+  out += fmt::format("    <Grid Name=\"{}\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", base);
+  for (const auto& e : series_.entries())
     out += uniformGrid(fmt::format("step_{}", e.step), "      ", e.time, grid_.cells, grid_.origin, grid_.spacing,
-                       precision, stepFileName(base_, e.step, ".h5"), e.fields);
+                       precision, stepFileName(base, e.step, ".h5"), e.fields);
   out += kXdmfFooter;
   return out;
 }
 
-std::string pieceFileName(const std::string& baseName, long long step, int piece, const std::string& extension) {
-  if (piece < 0) throw std::invalid_argument(fmt::format("piece {} is negative", piece));
-  return fmt::format("{}/r{:05d}{}", stepFileName(baseName, step, ""), piece, extension);
-}
-
-void checkPiece(int piece, const std::vector<GridBlock>& blocks) {
-  if (piece < 0 || piece >= static_cast<int>(blocks.size()))
-    throw std::invalid_argument(fmt::format("piece {} of a grid split into {} blocks", piece, blocks.size()));
-}
-
-void checkBlocks(const GridGeometry& grid, const std::vector<GridBlock>& blocks) {
-  if (blocks.empty()) throw std::invalid_argument("a split grid needs at least one block");
-  long long covered = 0;
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
-    const GridBlock& k = blocks[b];
-    for (int a = 0; a < 3; ++a)
-      if (k.count[a] < 1 || k.first[a] < 0 || k.first[a] + k.count[a] > grid.cells[a])
-        throw std::invalid_argument(fmt::format("block {} (cells {} + {} along axis {}) is not inside the grid of {}",
-                                                b, k.first[a], k.count[a], a, grid.cells[a]));
-    covered += k.cellCount();
-    for (std::size_t p = 0; p < b; ++p) {
-      bool overlap = true;
-      for (int a = 0; a < 3; ++a)
-        overlap = overlap && k.first[a] < blocks[p].first[a] + blocks[p].count[a] &&
-                  blocks[p].first[a] < k.first[a] + k.count[a];
-      if (overlap) throw std::invalid_argument(fmt::format("blocks {} and {} overlap", p, b));
-    }
-  }
-  // Disjoint blocks inside the grid cover it exactly when their cells add up to the grid's.
-  if (covered != grid.cellCount())
-    throw std::invalid_argument(
-        fmt::format("the blocks hold {} cells, the grid {}: they leave a gap", covered, grid.cellCount()));
-}
-
 PartitionedFieldSeriesWriter::PartitionedFieldSeriesWriter(std::filesystem::path dir, std::string baseName,
                                                            GridGeometry grid, std::vector<GridBlock> blocks,
-                                                           bool singlePrecision)
-    : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), blocks_(std::move(blocks)),
-      single_(singlePrecision) {
+                                                           bool singlePrecision, mpi::Comm comm)
+    : PartitionedSeriesSink(std::move(blocks), comm), series_(std::move(dir), std::move(baseName), ".xmf"),
+      grid_(grid), single_(singlePrecision) {
   checkGrid(grid_);
-  checkBaseName(base_);
-  checkBlocks(grid_, blocks_);
-}
-
-std::filesystem::path PartitionedFieldSeriesWriter::seriesPath() const { return dir_ / (base_ + ".xmf"); }
-
-std::filesystem::path PartitionedFieldSeriesWriter::piecePath(long long step, int piece) const {
-  return dir_ / pieceFileName(base_, step, piece, ".h5");
+  checkBlocks(grid_, this->blocks());  // `blocks`, the argument, is moved from
 }
 
 void PartitionedFieldSeriesWriter::writePiece(long long step, double time, int piece,
                                               const std::vector<FieldView>& fields) const {
   checkFields(fields);
-  checkPiece(piece, blocks_);
+  checkPiece(piece, blocks());
+  const GridBlock& block = blocks()[piece];
   writeFileVia(piecePath(step, piece), [&](const auto& tmp) {
-    writeStepFile(tmp, blocks_[piece].count, single_, step, time, fields, &blocks_[piece], &grid_);
+    writeStepFile(tmp, block.count, single_, step, time, fields, &block, &grid_);
   });
 }
 
 void PartitionedFieldSeriesWriter::commitStep(long long step, double time, const std::vector<FieldView>& fields) {
-  stepFileName(base_, step, "");  // throws for a negative step
-  Entry entry{step, time, {}};
-  for (const auto& f : fields) entry.fields.emplace_back(f.name, f.components);
-  recordStep(entries_, std::move(entry));
-  ensureDirectory(dir_);
-  writeFileAtomic(seriesPath(), xdmf());
+  series_.record(step, time, fields, [&] { return xdmf(); });
 }
 
 std::string PartitionedFieldSeriesWriter::xdmf() const {
   const int precision = single_ ? 4 : 8;
   const double h = grid_.spacing;
+  const std::string& base = series_.baseName();
   std::string out = kXdmfHeader;
-  out += fmt::format("    <Grid Name=\"{}\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", base_);
-  for (const auto& e : entries_) {
+  out += fmt::format("    <Grid Name=\"{}\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", base);
+  for (const auto& e : series_.entries()) {
     // One data set per step: the blocks side by side, each a uniform grid placed by its first cell.
     out += fmt::format("      <Grid Name=\"step_{}\" GridType=\"Collection\" CollectionType=\"Spatial\">\n",
                        e.step);
     out += fmt::format("        <Time Value=\"{}\"/>\n", e.time);
-    for (std::size_t b = 0; b < blocks_.size(); ++b) {
-      const GridBlock& k = blocks_[b];
+    for (std::size_t b = 0; b < blocks().size(); ++b) {
+      const GridBlock& k = blocks()[b];
       std::array<double, 3> origin{};
       for (int a = 0; a < 3; ++a) origin[a] = grid_.origin[a] + static_cast<double>(k.first[a]) * h;
       out += uniformGrid(fmt::format("step_{}_r{}", e.step, b), "        ", std::nullopt, k.count, origin, h,
-                         precision, pieceFileName(base_, e.step, static_cast<int>(b), ".h5"), e.fields);
+                         precision, pieceFileName(base, e.step, static_cast<int>(b), ".h5"), e.fields);
     }
     out += "      </Grid>\n";
   }

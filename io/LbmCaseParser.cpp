@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "io/DeviceSpecParser.h"
+#include "io/FieldOutput.h"
 
 namespace hopsim::io {
 
@@ -444,9 +445,7 @@ void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::str
     for (std::size_t i = 0; i < formats->size(); ++i) {
       const CaseNode n = (*formats)[i];
       const std::string v = n.choice({"hdf5", "vtk"});
-      if (v == "vtk" && !HOPSIM_WITH_VTK)
-        n.fail("output format vtk needs a build with VTK (configure with -DHOPSIM_WITH_VTK=ON, VTK 9 installed); "
-               "this build writes hdf5 (open the .xmf file in ParaView)");
+      if (v == "vtk" && !vtkAvailable()) n.fail(kVtkUnavailable);
       const auto format = v == "vtk" ? lbm::OutputFormat::Vtk : lbm::OutputFormat::Hdf5;
       if (std::find(c.output.formats.begin(), c.output.formats.end(), format) != c.output.formats.end())
         n.fail(fmt::format("'output.formats' lists {} twice", v));

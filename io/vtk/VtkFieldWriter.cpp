@@ -84,23 +84,21 @@ void writeImage(const std::filesystem::path& path, const GridGeometry& grid, boo
                                          path.string(), writer->GetErrorCode()));
 }
 
-// The checks both series writers make before writing anything: the grid, the base name, and the grid's fit in
-// vtkImageData's int extents.
-void checkVtkSeries(const GridGeometry& grid, const std::string& base) {
+// The checks both series writers make of their grid before writing anything (their SeriesIndex checks the base
+// name): a valid grid that fits in vtkImageData's int extents.
+void checkVtkGrid(const GridGeometry& grid) {
   checkGrid(grid);
-  checkBaseName(base);
   constexpr long long maxPoints = 2147483647;  // vtkImageData extents are int
   for (long long n : grid.cells)
     if (n + 1 > maxPoints) throw std::invalid_argument(fmt::format("grid of {} cells is too large for VTK", n));
 }
 
 // The .pvd collection listing each step's file (<base>_<step><extension>) at its time.
-template <class Entries>
-std::string collection(const Entries& entries, const std::string& base, const char* extension) {
+std::string collection(const SeriesIndex& series, const char* extension) {
   std::string out = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
-  for (const auto& e : entries)
+  for (const auto& e : series.entries())
     out += fmt::format("    <DataSet timestep=\"{}\" group=\"\" part=\"0\" file=\"{}\"/>\n", e.time,
-                       stepFileName(base, e.step, extension));
+                       stepFileName(series.baseName(), e.step, extension));
   out += "  </Collection>\n</VTKFile>\n";
   return out;
 }
@@ -109,58 +107,38 @@ std::string collection(const Entries& entries, const std::string& base, const ch
 
 VtkSeriesWriter::VtkSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid,
                                  bool singlePrecision)
-    : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), single_(singlePrecision) {
-  checkVtkSeries(grid_, base_);
-}
-
-std::filesystem::path VtkSeriesWriter::seriesPath() const { return dir_ / (base_ + ".pvd"); }
-
-std::filesystem::path VtkSeriesWriter::stepPath(long long step) const {
-  return dir_ / stepFileName(base_, step, ".vti");
+    : series_(std::move(dir), std::move(baseName), ".pvd"), grid_(grid), single_(singlePrecision) {
+  checkVtkGrid(grid_);
 }
 
 void VtkSeriesWriter::write(long long step, double time, const std::vector<FieldView>& fields) {
   checkFields(fields);
   writeFileVia(stepPath(step), [&](const auto& tmp) { writeImage(tmp, grid_, single_, step, time, fields); });
-
-  recordStep(entries_, Entry{step, time});
-  writeFileAtomic(seriesPath(), pvd());
+  series_.record(step, time, fields, [&] { return collection(series_, ".vti"); });
 }
-
-std::string VtkSeriesWriter::pvd() const { return collection(entries_, base_, ".vti"); }
 
 PartitionedVtkSeriesWriter::PartitionedVtkSeriesWriter(std::filesystem::path dir, std::string baseName,
                                                        GridGeometry grid, std::vector<GridBlock> blocks,
-                                                       bool singlePrecision)
-    : dir_(std::move(dir)), base_(std::move(baseName)), grid_(grid), blocks_(std::move(blocks)),
-      single_(singlePrecision) {
-  checkVtkSeries(grid_, base_);
-  checkBlocks(grid_, blocks_);
-}
-
-std::filesystem::path PartitionedVtkSeriesWriter::seriesPath() const { return dir_ / (base_ + ".pvd"); }
-
-std::filesystem::path PartitionedVtkSeriesWriter::stepPath(long long step) const {
-  return dir_ / stepFileName(base_, step, ".pvti");
-}
-
-std::filesystem::path PartitionedVtkSeriesWriter::piecePath(long long step, int piece) const {
-  return dir_ / pieceFileName(base_, step, piece, ".vti");
+                                                       bool singlePrecision, mpi::Comm comm)
+    : PartitionedSeriesSink(std::move(blocks), comm), series_(std::move(dir), std::move(baseName), ".pvd"),
+      grid_(grid), single_(singlePrecision) {
+  checkVtkGrid(grid_);
+  checkBlocks(grid_, this->blocks());  // `blocks`, the argument, is moved from
 }
 
 void PartitionedVtkSeriesWriter::writePiece(long long step, double time, int piece,
                                             const std::vector<FieldView>& fields) const {
   checkFields(fields);
-  checkPiece(piece, blocks_);
+  checkPiece(piece, blocks());
   writeFileVia(piecePath(step, piece),
-               [&](const auto& tmp) { writeImage(tmp, grid_, single_, step, time, fields, &blocks_[piece]); });
+               [&](const auto& tmp) { writeImage(tmp, grid_, single_, step, time, fields, &blocks()[piece]); });
 }
 
 void PartitionedVtkSeriesWriter::commitStep(long long step, double time, const std::vector<FieldView>& fields) {
-  ensureDirectory(dir_);
-  writeFileAtomic(stepPath(step), pvti(fields, step));
-  recordStep(entries_, Entry{step, time});
-  writeFileAtomic(seriesPath(), pvd());
+  const std::filesystem::path summary = stepPath(step);  // throws for a negative step
+  ensureDirectory(summary.parent_path());
+  writeFileAtomic(summary, pvti(fields, step));
+  series_.record(step, time, fields, [&] { return collection(series_, ".pvti"); });
 }
 
 // The summary file is written here rather than by vtkXMLPImageDataWriter: that writer takes the pieces' extents
@@ -199,16 +177,14 @@ std::string PartitionedVtkSeriesWriter::pvti(const std::vector<FieldView>& field
     out += "/>\n";
   }
   out += "    </PCellData>\n";
-  for (std::size_t b = 0; b < blocks_.size(); ++b) {
-    const GridBlock& k = blocks_[b];
+  for (std::size_t b = 0; b < blocks().size(); ++b) {
+    const GridBlock& k = blocks()[b];
     out += fmt::format("    <Piece Extent=\"{} {} {} {} {} {}\" Source=\"{}\"/>\n", k.first[0],
                        k.first[0] + k.count[0], k.first[1], k.first[1] + k.count[1], k.first[2],
-                       k.first[2] + k.count[2], pieceFileName(base_, step, static_cast<int>(b), ".vti"));
+                       k.first[2] + k.count[2], pieceFileName(series_.baseName(), step, static_cast<int>(b), ".vti"));
   }
   out += "  </PImageData>\n</VTKFile>\n";
   return out;
 }
-
-std::string PartitionedVtkSeriesWriter::pvd() const { return collection(entries_, base_, ".pvti"); }
 
 }  // namespace hopsim::io

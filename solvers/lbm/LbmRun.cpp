@@ -15,7 +15,7 @@
 #include "core/ExitCode.h"
 #include "io/AtomicFile.h"
 #include "io/CsvSeries.h"
-#include "io/FieldWriter.h"
+#include "io/FieldOutput.h"
 #include "io/LbmCaseParser.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/RunInfo.h"
@@ -23,9 +23,6 @@
 #include "solvers/common/Progress.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
 #include "solvers/lbm/LbmSimulation.h"
-#if HOPSIM_WITH_VTK
-#include "io/vtk/VtkFieldWriter.h"
-#endif
 
 namespace hopsim::lbm {
 namespace {
@@ -49,73 +46,45 @@ bool wants(const std::vector<OutputFormat>& formats, OutputFormat f) {
   return false;
 }
 
-// Whether a decomposed run writes its HDF5 fields into one file per step collectively (parallel HDF5) rather than one
-// file per rank; the case's output.hdf5 decides, auto taking the collective file where the build has it.
-bool collectiveHdf5(const LbmCase& c, const LbmSimulation& sim) {
-  if (!sim.decomposed() || !wants(c.output.formats, OutputFormat::Hdf5)) return false;
-  switch (c.output.hdf5) {
-    case Hdf5Layout::Collective: return true;  // the parser refused it in a build without parallel HDF5
-    case Hdf5Layout::PerRank: return false;
-    case Hdf5Layout::Auto: return io::CollectiveFieldSeriesWriter::available();
-  }
-  return false;
-}
-
-// Field files of one run: HDF5 + XDMF and, when built with VTK, .vti + .pvd. One rank writes the whole domain as
-// ever. A decomposed run gathers nothing: with parallel HDF5 every rank writes its block into the step's one .h5
-// file, the same file and fields.xmf one rank writes; otherwise each rank writes a file of its own per step, and
-// rank 0 joins them (a spatial collection per step in fields.xmf). VTK is always one .vti piece per rank, joined by
-// a .pvti per step in fields.pvd.
+// Field files of one run, in every format the case asks for (io/FieldOutput.h picks the writers). One rank writes
+// the whole domain as ever; a decomposed run gathers nothing, every rank handing its own block to the writers.
 class FieldOutput {
  public:
-  // Every rank constructs it; on one rank only the writing rank (`writer`) opens files.
+  // Every rank constructs it; on one rank only the writing rank (rank 0) gets writers.
   FieldOutput(const LbmCase& c, const std::filesystem::path& dir, const LbmSimulation& sim) : case_(c) {
     io::GridGeometry grid;
     grid.cells = c.cells;
     grid.dimensions = c.dimensions;
-    const bool single = c.precision != Precision::Double;
-    const bool hdf5 = wants(c.output.formats, OutputFormat::Hdf5);
-    [[maybe_unused]] const bool vtk = wants(c.output.formats, OutputFormat::Vtk);
-    if (sim.decomposed()) {
-      std::vector<io::GridBlock> blocks;
+    std::vector<io::GridBlock> blocks;
+    if (sim.decomposed())
       for (int r = 0; r < sim.comm().size(); ++r) {
         const LbmPartition p = sim.ownedPartOf(r);
         blocks.push_back({p.first, p.count});
       }
-      if (collectiveHdf5(c, sim))
-        hdf5Shared_.emplace(dir, "fields", grid, blocks, single, sim.comm());
-      else if (hdf5)
-        hdf5Pieces_.emplace(dir, "fields", grid, blocks, single);
-#if HOPSIM_WITH_VTK
-      if (vtk) vtkPieces_.emplace(dir, "fields", grid, blocks, single);
-#endif
-      return;
-    }
-    if (!sim.comm().isRoot()) return;
-    if (hdf5) hdf5_.emplace(dir, "fields", grid, single);
-#if HOPSIM_WITH_VTK
-    if (vtk) vtk_.emplace(dir, "fields", grid, single);
-#endif
+    writers_ = io::makeFieldWriters(c.output, dir, "fields", grid, c.precision != Precision::Double, blocks,
+                                    sim.comm());
   }
 
   // Collective over the simulation's ranks.
   void write(LbmSimulation& sim) {
-    lastStep_ = sim.step();
-    if (sim.decomposed()) return writePieces(sim);
-    std::vector<double> rho, u, flags;
-    sim.fields(rho, u);
     const bool wantFlags = wants(case_.output.fields, FieldName::Flags);
-    if (wantFlags) sim.flagField(flags);
-    if (!sim.comm().isRoot()) return;
+    std::vector<double> rho, u, flags;
+    if (sim.decomposed()) {
+      sim.localFields(rho, u);
+      if (wantFlags) sim.localFlagField(flags);
+    } else {
+      sim.fields(rho, u);
+      if (wantFlags) sim.flagField(flags);
+    }
     const auto views = viewsOf(rho, u, flags);
     const double time = static_cast<double>(sim.step());
-    if (hdf5_) hdf5_->write(sim.step(), time, views);
-#if HOPSIM_WITH_VTK
-    if (vtk_) vtk_->write(sim.step(), time, views);
-#endif
+    for (const auto& w : writers_) w->write(sim.step(), time, views);
   }
 
-  long long lastStep() const { return lastStep_; }
+  // Collective over the simulation's ranks.
+  void finish() {
+    for (const auto& w : writers_) w->finish();
+  }
 
  private:
   std::vector<io::FieldView> viewsOf(const std::vector<double>& rho, const std::vector<double>& u,
@@ -127,51 +96,8 @@ class FieldOutput {
     return views;
   }
 
-  // Each rank writes its own block; only when every rank's files are complete does rank 0 name them in the series
-  // files, so a series never lists a piece that is missing. A failure on any rank throws on every rank.
-  void writePieces(LbmSimulation& sim) {
-    std::vector<double> rho, u, flags;
-    sim.localFields(rho, u);
-    if (wants(case_.output.fields, FieldName::Flags)) sim.localFlagField(flags);
-    const auto views = viewsOf(rho, u, flags);
-    const long long step = sim.step();
-    const double time = static_cast<double>(step);
-    const mpi::Comm& comm = sim.comm();
-    const int rank = comm.rank();
-    std::string error;
-    try {
-      if (hdf5Pieces_) hdf5Pieces_->writePiece(step, time, rank, views);
-#if HOPSIM_WITH_VTK
-      if (vtkPieces_) vtkPieces_->writePiece(step, time, rank, views);
-#endif
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    mpi::throwIfAnyFailed(comm, error, fmt::format("the field files of step {}", step));
-    // Collective, and it agrees on errors itself (it throws on every rank alike).
-    if (hdf5Shared_) hdf5Shared_->write(step, time, views);
-    if (comm.isRoot()) {
-      try {
-        if (hdf5Pieces_) hdf5Pieces_->commitStep(step, time, views);
-#if HOPSIM_WITH_VTK
-        if (vtkPieces_) vtkPieces_->commitStep(step, time, views);
-#endif
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-    }
-    mpi::throwIfAnyFailed(comm, error, fmt::format("the series files of step {}", step));
-  }
-
   const LbmCase& case_;
-  std::optional<io::FieldSeriesWriter> hdf5_;
-  std::optional<io::PartitionedFieldSeriesWriter> hdf5Pieces_;
-  std::optional<io::CollectiveFieldSeriesWriter> hdf5Shared_;
-#if HOPSIM_WITH_VTK
-  std::optional<io::VtkSeriesWriter> vtk_;
-  std::optional<io::PartitionedVtkSeriesWriter> vtkPieces_;
-#endif
-  long long lastStep_ = -1;
+  std::vector<std::unique_ptr<io::FieldSeriesSink>> writers_;
 };
 
 long long nextMultiple(long long step, long long every) { return every > 0 ? (step / every + 1) * every : -1; }
@@ -211,7 +137,7 @@ void printParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& 
     std::printf("  output         %s (fields every %d steps%s)\n", outDir.string().c_str(), c.output.every,
                 c.output.every == 0 ? ": final state only" : "");
   if (writes && sim.decomposed() && wants(c.output.formats, OutputFormat::Hdf5)) {
-    if (collectiveHdf5(c, sim))
+    if (io::collectiveHdf5(c.output, sim.decomposed()))
       std::printf("  fields         one HDF5 file per step written collectively by %d ranks (parallel HDF5)\n",
                   sim.comm().size());
     else
@@ -347,6 +273,10 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     if (fieldsDue) writeFields();
   }
   progress.finish(sim.step());
+  if (fields) {
+    ScopedPhase t(timers, kOutput);
+    fields->finish();
+  }
 
   if (status == kExitUnstable && root) {
     std::fprintf(stderr,

@@ -13,6 +13,7 @@
 #include "CatchCompat.h"
 #include "ScratchDir.h"
 #include "io/AtomicFile.h"
+#include "io/FieldOutput.h"
 #include "io/FieldWriter.h"
 #include "solvers/common/RunInfo.h"
 #include "io/vtk/VtkFieldWriter.h"
@@ -261,6 +262,37 @@ TEST_CASE("a failed field write throws and leaves nothing under a final name", "
   }
   CHECK_THROWS_AS(hopsim::io::FieldSeriesWriter(dir.path(), "fields", GridGeometry{{4, 4, 2}, 2, {}, 1.0}, false),
                   std::invalid_argument);
+}
+
+TEST_CASE("the field writers a case asks for write the series the writers made by hand write", "[unit]") {
+  namespace lbm = hopsim::lbm;
+  ScratchDir dir("field_writers");
+  const GridGeometry grid{{5, 4, 1}, 2, {0, 0, 0}, 1.0};
+  const TestFields first(grid, 0), second(grid, 1);
+  lbm::OutputSpec output;
+  output.formats = {lbm::OutputFormat::Hdf5};
+  if (hopsim::io::vtkAvailable()) output.formats.push_back(lbm::OutputFormat::Vtk);
+  const auto self = hopsim::mpi::Comm::self();
+  auto writers = hopsim::io::makeFieldWriters(output, dir.path() / "made", "fields", grid, true, {}, self);
+  REQUIRE(writers.size() == output.formats.size());
+  for (const auto& w : writers) {
+    w->write(0, 0.0, first.views());
+    w->write(5, 5.0, second.views());
+    w->finish();
+  }
+  hopsim::io::FieldSeriesWriter hdf5(dir.path() / "by_hand", "fields", grid, true);
+  hdf5.write(0, 0.0, first.views());
+  hdf5.write(5, 5.0, second.views());
+  CHECK(readText(dir.path() / "made" / "fields.xmf") == readText(hdf5.seriesPath()));
+  CHECK(fs::is_regular_file(dir.path() / "made" / "fields_000000005.h5"));
+  if (hopsim::io::vtkAvailable()) {
+    CHECK(countOf(readText(dir.path() / "made" / "fields.pvd"), "<DataSet ") == 2);
+    CHECK(fs::is_regular_file(dir.path() / "made" / "fields_000000005.vti"));
+  } else {
+    output.formats = {lbm::OutputFormat::Vtk};
+    CHECK_THROWS_AS(hopsim::io::makeFieldWriters(output, dir.path(), "fields", grid, true, {}, self),
+                    std::runtime_error);
+  }
 }
 
 #if HOPSIM_WITH_VTK

@@ -197,6 +197,21 @@ TEST_CASE("blocks that do not tile the grid are refused", "[unit]") {
   CHECK(hopsim::io::pieceFileName("fields", 7, 12, ".h5") == "fields_000000007/r00012.h5");
 }
 
+TEST_CASE("a split grid's write() runs one block per rank: on one rank, a grid of one block", "[unit]") {
+  ScratchDir dir("pieces_one_rank");
+  const GridGeometry grid{{5, 4, 3}, 3, {0, 0, 0}, 1.0};
+  const Whole whole(grid.cells, 0);
+  const std::vector<FieldView> views = {{"density", 1, whole.density.data()}, {"velocity", 3, whole.velocity.data()}};
+  hopsim::io::PartitionedFieldSeriesWriter one(dir.path(), "one", grid, {GridBlock{{0, 0, 0}, grid.cells}}, false);
+  one.write(3, 3.0, views);
+  CHECK(fs::is_regular_file(one.piecePath(3, 0)));
+  CHECK(countOf(readText(one.seriesPath()), "CollectionType=\"Spatial\"") == 1);
+  // Four blocks and one rank would list three pieces nobody wrote: refused before anything is written.
+  hopsim::io::PartitionedFieldSeriesWriter four(dir.path(), "four", grid, fourBlocks(), false);
+  CHECK_THROWS_AS(four.write(3, 3.0, views), std::invalid_argument);
+  CHECK_FALSE(fs::exists(four.seriesPath()));
+}
+
 #if HOPSIM_WITH_VTK
 TEST_CASE("pieces of a split grid: .vti pieces at their global extents joined by a .pvti per step", "[unit]") {
   for (const bool single : {false, true}) {
