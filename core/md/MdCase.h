@@ -20,6 +20,13 @@ struct LjSettings {
   bool shift = false, tailCorrection = false;
 };
 
+// The reach of the neighbour list: pairs within cutoff + skin are listed, ghosts are sent that far, bins and
+// sub-boxes are at least that wide. The only place the skin is added to the cut-off.
+inline double interactionRange(const LjSettings& lj, double skin) { return lj.cutoff + skin; }
+
+// The squared displacement since the last list build beyond which the list may miss a pair: (skin / 2)^2.
+inline double rebuildDisplacementSq(double skin) { return 0.25 * skin * skin; }
+
 struct IntegratorSettings {
   IntegratorType type = IntegratorType::Nve;
   double dt = 0.005;
