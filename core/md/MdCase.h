@@ -59,11 +59,9 @@ struct MdSystem {
   ParticleState particles;     // kind Particles
   std::string source;          // "fcc lattice ...", "LAMMPS data file ...": for the parameter table
 
-  // What a run knows before the particles exist.
+  // What is known before the particles exist (the box check, the decomposition).
   Box box() const { return kind == Kind::FccLattice ? lattice.box() : particles.box; }
   std::size_t size() const { return kind == Kind::FccLattice ? lattice.atoms() : particles.size(); }
-  double mass() const { return kind == Kind::FccLattice ? lattice.mass : particles.mass; }
-  long long firstStep() const { return kind == Kind::FccLattice ? 0 : particles.step; }  // non-zero after a restart
 };
 
 struct VelocitySettings {

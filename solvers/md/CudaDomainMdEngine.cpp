@@ -52,7 +52,7 @@ class CudaDomainMdEngine final : public MdEngine {
   }
 
   void initialize(const ParticleState& s) override {
-    // Every rank holds the whole initial state (it parsed the case) and keeps what its sub-box owns.
+    // Every rank holds the whole initial state (it built it from the case) and keeps what its sub-box owns.
     nGlobal_ = s.size();
     mass_ = s.mass;
     box_ = s.box.length;

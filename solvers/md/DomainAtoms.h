@@ -33,7 +33,7 @@ inline GhostRegion ghostRegion(const Decomposition& d, double range) {
 }
 
 // The atoms of `s` whose wrapped positions lie in this rank's sub-box (every rank holds the whole initial state: it
-// parsed the case).
+// built it from the case).
 template <class S>
 void takeOwned(const ParticleState& s, const Decomposition& d, LocalAtoms<S>& atoms) {
   atoms.clear();
