@@ -1,4 +1,5 @@
-// MD case schema (DESIGN.md, "Case files: MD"): keys, types, ranges, and the box-versus-cutoff check.
+// MD case schema (DESIGN.md, "Case files: MD"): keys, types, ranges, the data files named, and the box-versus-cutoff
+// check. The particles themselves are built by the solver (solvers/md/InitialState.h).
 #include "io/md/MdCaseParser.h"
 
 #include <fmt/format.h>
@@ -9,8 +10,6 @@
 #include "io/DeviceSpecParser.h"
 #include "io/md/H5mdReader.h"
 #include "io/md/LammpsDataReader.h"
-#include "solvers/md/FccLattice.h"
-#include "kernels/md/VelocityInit.h"
 
 namespace hopsim::io::md {
 
@@ -48,8 +47,9 @@ void parseSystem(const CaseDocument& doc, const CaseNode& root, MdCase& c) {
     for (int d = 0; d < 3; ++d)
       if (cells[d] < 1) cellsNode[d].fail("the number of unit cells must be at least 1 along each axis");
     if (cells[0] * cells[1] * cells[2] > (1LL << 31) / 4) cellsNode.fail("more than 2^31 atoms are not supported");
-    c.initial = makeFccLattice(density, {cells[0], cells[1], cells[2]}, caseMass.value_or(1.0));
-    c.systemSource = fmt::format("fcc lattice, density {}, {}x{}x{} cells", density, cells[0], cells[1], cells[2]);
+    c.system.kind = MdSystem::Kind::FccLattice;
+    c.system.lattice = {density, {cells[0], cells[1], cells[2]}, caseMass.value_or(1.0)};
+    c.system.source = fmt::format("fcc lattice, density {}, {}x{}x{} cells", density, cells[0], cells[1], cells[2]);
     return;
   }
   read->checkKeys({"lammps_data", "h5md", "frame"});
@@ -66,12 +66,14 @@ void parseSystem(const CaseDocument& doc, const CaseNode& root, MdCase& c) {
       // Keep the data file's own location, and say which key named it.
       lmp->fail(fmt::format("in the LAMMPS data file: {}", e.what()));
     }
-    c.initial = std::move(data.state);
-    if (caseMass && data.hasMasses && *caseMass != c.initial.mass)
+    ParticleState& p = c.system.particles;
+    c.system.kind = MdSystem::Kind::Particles;
+    p = std::move(data.state);
+    if (caseMass && data.hasMasses && *caseMass != p.mass)
       root.at("mass").fail(fmt::format("mass {} differs from the mass {} in the data file's Masses section; remove one",
-                                       *caseMass, c.initial.mass));
-    if (caseMass) c.initial.mass = *caseMass;
-    c.systemSource = fmt::format("LAMMPS data file {}{}", file, data.hasVelocities ? " (with velocities)" : "");
+                                       *caseMass, p.mass));
+    if (caseMass) p.mass = *caseMass;
+    c.system.source = fmt::format("LAMMPS data file {}{}", file, data.hasVelocities ? " (with velocities)" : "");
     c.velocity.create = false;
     return;
   }
@@ -84,16 +86,18 @@ void parseSystem(const CaseDocument& doc, const CaseNode& root, MdCase& c) {
   } catch (const std::runtime_error& e) {
     h5->fail(fmt::format("cannot restart from this H5MD file: {}", e.what()));
   }
-  c.initial = std::move(fr.state);
-  c.initial.mass = caseMass.value_or(1.0);
-  for (std::size_t i = 0; i < c.initial.size(); ++i) {
-    double* r[3] = {&c.initial.x[i], &c.initial.y[i], &c.initial.z[i]};
+  ParticleState& p = c.system.particles;
+  c.system.kind = MdSystem::Kind::Particles;
+  p = std::move(fr.state);
+  p.mass = caseMass.value_or(1.0);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    double* r[3] = {&p.x[i], &p.y[i], &p.z[i]};
     for (int d = 0; d < 3; ++d) {
-      *r[d] -= c.initial.box.length[d] * std::floor(*r[d] / c.initial.box.length[d]);
-      if (*r[d] >= c.initial.box.length[d]) *r[d] = 0;
+      *r[d] -= p.box.length[d] * std::floor(*r[d] / p.box.length[d]);
+      if (*r[d] >= p.box.length[d]) *r[d] = 0;
     }
   }
-  c.systemSource = fmt::format("H5MD file {}, frame {} of {} (step {})", file, fr.frame, fr.frames, c.initial.step);
+  c.system.source = fmt::format("H5MD file {}, frame {} of {} (step {})", file, fr.frame, fr.frames, p.step);
 }
 
 void parseIntegrator(const CaseNode& root, MdCase& c) {
@@ -160,20 +164,20 @@ MdCase parseMdCase(const CaseDocument& doc) {
   parseSystem(doc, root, c);
 
   // Cell lists and minimum images assume each pair is seen through one image only.
-  const double range = c.lj.cutoff + c.skin;
+  const double range = interactionRange(c.lj, c.skin);
+  const Box box = c.system.box();
   for (int d = 0; d < 3; ++d)
-    if (c.initial.box.length[d] < 2.0 * range)
+    if (box.length[d] < 2.0 * range)
       root.at("system").fail(fmt::format(
           "the box is {:.6g} long along {}, shorter than twice the cutoff plus skin (2 x ({} + {}) = {:.6g}); "
           "use a larger system or a shorter cutoff",
-          c.initial.box.length[d], "xyz"[d], c.lj.cutoff, c.skin, 2.0 * range));
+          box.length[d], "xyz"[d], c.lj.cutoff, c.skin, 2.0 * range));
 
   if (const auto v = root.find("velocity")) {
     v->checkKeys({"temperature", "seed"});
     c.velocity.create = true;
     c.velocity.temperature = v->at("temperature").number(0.0, 1e6);
     c.velocity.seed = seedOf(v->at("seed"));
-    createVelocities(c.initial, c.velocity.temperature, c.velocity.seed);
   } else if (root.at("system").find("lattice")) {
     root.at("system").warn("no 'velocity' section: the crystal starts at rest (T = 0)");
   }

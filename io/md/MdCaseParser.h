@@ -1,4 +1,4 @@
-// Turns a `solver: md` YAML case into a validated MdCase, reading the starting configuration it names.
+// Turns a `solver: md` YAML case into a validated MdCase, reading the data file it names (if any).
 #pragma once
 
 #include "io/CaseReader.h"

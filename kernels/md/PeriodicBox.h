@@ -5,6 +5,12 @@
 
 namespace hopsim::md {
 
+// How a host engine sees the atoms beyond its region's faces. A single-rank engine's region is the periodic box:
+// positions are wrapped into it and pairs across a face are seen through the minimum image. A decomposed rank's
+// region is its sub-box widened by the interaction range: the images are ghost atoms already at their place, and
+// owned positions are wrapped only at rebuilds (an atom must stay next to the ghosts its neighbours were sent).
+enum class Boundary { Periodic, Ghosts };
+
 // Positions are kept in [0, L) and the box is at least twice the interaction range, so a displacement lies in
 // (-L, L) and one conditional shift gives the minimum image (no rint/floor, which differ between host and device).
 template <class T>

@@ -24,7 +24,7 @@
 
 #include "kernels/md/DomainMdDevice.h"
 #include "kernels/md/PeriodicBox.h"
-#include "kernels/md/cpu/CpuLocalNeighborList.h"
+#include "kernels/md/cpu/CpuNeighborList.h"
 #include "solvers/md/AtomExchange.h"
 #include "solvers/md/DomainAtoms.h"
 #include "core/md/LocalAtoms.h"
@@ -43,14 +43,16 @@ class CudaDomainMdEngine final : public MdEngine {
  public:
   CudaDomainMdEngine(const EngineConfig& c, const Decomposition& d, const mpi::Comm& comm,
                      std::unique_ptr<DomainMdDevice<S>> device)
-      : config_(c), decomp_(d), comm_(comm), exchange_(d, comm, c.lj.cutoff + c.skin), device_(std::move(device)) {
+      : config_(c), decomp_(d), comm_(comm), exchange_(d, comm, interactionRange(c.lj, c.skin)),
+        device_(std::move(device)) {
     // The host bins only to sort the owned atoms at a rebuild (locality on the GPU); the list is the GPU's.
-    const DomainDeviceConfig dc = domainDeviceConfig(c, d, 0);
-    sorter_.setRegion(dc.lo, dc.hi, c.lj.cutoff + c.skin);
+    const double range = interactionRange(c.lj, c.skin);
+    const GhostRegion region = ghostRegion(d, range);
+    sorter_.setRegion(region.lo, region.hi, range);
   }
 
   void initialize(const ParticleState& s) override {
-    // Every rank holds the whole initial state (it parsed the case) and keeps what its sub-box owns.
+    // Every rank holds the whole initial state (it built it from the case) and keeps what its sub-box owns.
     nGlobal_ = s.size();
     mass_ = s.mass;
     box_ = s.box.length;
@@ -92,17 +94,7 @@ class CudaDomainMdEngine final : public MdEngine {
     }
   }
 
-  RawThermo thermo() override {
-    const RawThermo local = device_->localSums();
-    std::vector<double> sums{local.potential, local.virial, local.twoKinetic, local.finite ? 0.0 : 1.0};
-    comm_.allreduceSum(sums);
-    RawThermo t;
-    t.potential = sums[0];
-    t.virial = sums[1];
-    t.twoKinetic = sums[2];
-    t.finite = sums[3] == 0 && std::isfinite(sums[0]) && std::isfinite(sums[1]) && std::isfinite(sums[2]);
-    return t;
-  }
+  RawThermo thermo() override { return sumOverRanks(device_->localSums(), comm_); }
 
   void download(ParticleState& s) override {
     device_->download(atoms_);  // the host copy is scratch between rebuilds
@@ -110,10 +102,7 @@ class CudaDomainMdEngine final : public MdEngine {
   }
 
   void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) override {
-    const std::vector<double> all = comm_.gather(device_->forces());
-    const std::size_t m = all.size() / 3;
-    fx.resize(m), fy.resize(m), fz.resize(m);
-    for (std::size_t i = 0; i < m; ++i) fx[i] = all[3 * i], fy[i] = all[3 * i + 1], fz[i] = all[3 * i + 2];
+    gatherForces(device_->forces(), comm_, fx, fy, fz);
   }
 
   // Neighbour: the whole rebuild as the host waits for it (download, migration, borders, upload, GPU list build),
@@ -206,7 +195,7 @@ class CudaDomainMdEngine final : public MdEngine {
   mpi::Comm comm_;
   AtomExchange<S> exchange_;
   std::unique_ptr<DomainMdDevice<S>> device_;
-  CpuLocalNeighborList<S> sorter_;
+  CpuNeighborList<S, Boundary::Ghosts> sorter_;
   NoseHooverState nh_;
   std::size_t nGlobal_ = 0, owned_ = 0;
   double mass_ = 1;
@@ -225,8 +214,8 @@ DomainDeviceConfig domainDeviceConfig(const EngineConfig& config, const Decompos
   DomainDeviceConfig dc;
   dc.engine = config;
   dc.gpu = gpu;
-  const double range = config.lj.cutoff + config.skin;
-  for (int a = 0; a < 3; ++a) dc.lo[a] = decomposition.subLo(a) - range, dc.hi[a] = decomposition.subHi(a) + range;
+  const GhostRegion region = ghostRegion(decomposition, interactionRange(config.lj, config.skin));
+  dc.lo = region.lo, dc.hi = region.hi;
   return dc;
 }
 

@@ -1,15 +1,18 @@
 // What both decomposed MD engines (DomainMdEngine.cpp on the CPU, CudaDomainMdEngine.cpp for GPUs) do with a rank's
 // atoms on the host: take the owned ones from the initial state, wrap and migrate them at a rebuild, reorder them,
-// and gather every rank's atoms on rank 0. One implementation, so the two engines' trajectories cannot drift apart.
+// gather every rank's atoms and forces on rank 0, and sum the ranks' thermo. One implementation, so the two engines'
+// trajectories cannot drift apart.
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <fmt/format.h>
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/md/MdEngine.h"
 #include "kernels/md/PeriodicBox.h"
 #include "core/Decomposition.h"
 #include "core/Mpi.h"
@@ -19,8 +22,18 @@
 
 namespace hopsim::md {
 
+// Where a rank's owned atoms and ghosts lie: its sub-box widened by `range` (the interaction range) on every side.
+struct GhostRegion {
+  std::array<double, 3> lo{}, hi{};
+};
+inline GhostRegion ghostRegion(const Decomposition& d, double range) {
+  GhostRegion r;
+  for (int a = 0; a < 3; ++a) r.lo[a] = d.subLo(a) - range, r.hi[a] = d.subHi(a) + range;
+  return r;
+}
+
 // The atoms of `s` whose wrapped positions lie in this rank's sub-box (every rank holds the whole initial state: it
-// parsed the case).
+// built it from the case).
 template <class S>
 void takeOwned(const ParticleState& s, const Decomposition& d, LocalAtoms<S>& atoms) {
   atoms.clear();
@@ -98,6 +111,28 @@ void gatherAtoms(const LocalAtoms<S>& atoms, const mpi::Comm& comm, double mass,
     s.vx[i] = all[7 * i + 3], s.vy[i] = all[7 * i + 4], s.vz[i] = all[7 * i + 5];
     s.id[i] = static_cast<long long>(all[7 * i + 6]);
   }
+}
+
+// Every rank's forces on rank 0 from this rank's x y z per owned atom, in gatherAtoms()'s order; empty elsewhere.
+// Collective.
+inline void gatherForces(const std::vector<double>& local, const mpi::Comm& comm, std::vector<double>& fx,
+                         std::vector<double>& fy, std::vector<double>& fz) {
+  const std::vector<double> all = comm.gather(local);
+  const std::size_t m = all.size() / 3;
+  fx.resize(m), fy.resize(m), fz.resize(m);
+  for (std::size_t i = 0; i < m; ++i) fx[i] = all[3 * i], fy[i] = all[3 * i + 1], fz[i] = all[3 * i + 2];
+}
+
+// The run's thermo sums from each rank's, on every rank; not finite when any rank's part is not. Collective.
+inline RawThermo sumOverRanks(const RawThermo& local, const mpi::Comm& comm) {
+  std::vector<double> sums{local.potential, local.virial, local.twoKinetic, local.finite ? 0.0 : 1.0};
+  comm.allreduceSum(sums);
+  RawThermo t;
+  t.potential = sums[0];
+  t.virial = sums[1];
+  t.twoKinetic = sums[2];
+  t.finite = sums[3] == 0 && std::isfinite(sums[0]) && std::isfinite(sums[1]) && std::isfinite(sums[2]);
+  return t;
 }
 
 }  // namespace hopsim::md

@@ -17,14 +17,13 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "kernels/md/Integrate.h"
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
-#include "kernels/md/cpu/CpuLocalNeighborList.h"
+#include "kernels/md/cpu/CpuNeighborList.h"
+#include "kernels/md/cpu/HostVerlet.h"
 #include "solvers/md/AtomExchange.h"
 #include "solvers/md/DomainAtoms.h"
 #include "core/md/LocalAtoms.h"
-#include "kernels/md/Thermostats.h"
 #include "kernels/md/VelocityInit.h"
 
 namespace hopsim::md {
@@ -38,60 +37,36 @@ template <class S, class P>
 class DomainMdEngine final : public MdEngine {
  public:
   DomainMdEngine(const EngineConfig& c, const Decomposition& d, const mpi::Comm& comm)
-      : config_(c), decomp_(d), comm_(comm), exchange_(d, comm, c.lj.cutoff + c.skin) {
+      : config_(c), decomp_(d), comm_(comm), exchange_(d, comm, interactionRange(c.lj, c.skin)),
+        verlet_(c.integrator, c.skin) {
     coeff_ = makeLjCoefficients<P>(c.lj.epsilon, c.lj.sigma, c.lj.cutoff, c.lj.shift);
-    const double range = c.lj.cutoff + c.skin;
-    std::array<double, 3> lo{}, hi{};
-    for (int a = 0; a < 3; ++a) lo[a] = d.subLo(a) - range, hi[a] = d.subHi(a) + range;
-    list_.setRegion(lo, hi, range);
+    const double range = interactionRange(c.lj, c.skin);
+    const GhostRegion region = ghostRegion(d, range);
+    list_.setRegion(region.lo, region.hi, range);
   }
 
   void initialize(const ParticleState& s) override {
-    // Every rank holds the whole initial state (it parsed the case) and keeps what its sub-box owns.
+    // Every rank holds the whole initial state (it built it from the case) and keeps what its sub-box owns.
     nGlobal_ = s.size();
     mass_ = s.mass;
     box_ = s.box.length;
     takeOwned(s, decomp_, atoms_);
-    const auto& in = config_.integrator;
-    if (in.type == IntegratorType::Langevin) langevin_ = langevinParams(in, mass_);
-    if (in.type == IntegratorType::NoseHoover) nh_ = noseHooverStart(in, degreesOfFreedom(nGlobal_));
     rebuild();
     computeForces(true);
-    twoKe_ = comm_.allreduceSum(localTwoKinetic());
+    verlet_.start(mass_, degreesOfFreedom(nGlobal_), comm_.allreduceSum(localTwoKinetic()));
   }
 
   void advance(long long steps, long long firstStep) override {
-    const auto& in = config_.integrator;
-    const S dt = S(in.dt), dtf = S(0.5 * in.dt / mass_);
-    const S trigger = S(0.25 * config_.skin * config_.skin);
     std::vector<double> flags(2);
     for (long long k = 0; k < steps; ++k) {
       const long long step = firstStep + k + 1;
       const bool last = k + 1 == steps;
       auto t0 = Clock::now();
-      S scale = 1;
-      if (in.type == IntegratorType::NoseHoover) scale = S(noseHooverHalfStep(nh_, twoKe_, in.dt));
-      int moved = 0;
-      std::size_t n = atoms_.owned;
-      S* x = atoms_.x.data();
-      S* y = atoms_.y.data();
-      S* z = atoms_.z.data();
-      S *vx = atoms_.vx.data(), *vy = atoms_.vy.data(), *vz = atoms_.vz.data();
-#pragma omp parallel for schedule(static) reduction(max : moved)
-      for (std::size_t i = 0; i < n; ++i) {
-        vx[i] = vx[i] * scale + dtf * fx_[i];
-        vy[i] = vy[i] * scale + dtf * fy_[i];
-        vz[i] = vz[i] * scale + dtf * fz_[i];
-        x[i] = S(x[i] + dt * vx[i]);
-        y[i] = S(y[i] + dt * vy[i]);
-        z[i] = S(z[i] + dt * vz[i]);
-        const S dx = x[i] - x0_[i], dy = y[i] - y0_[i], dz = z[i] - z0_[i];
-        if (!(dx * dx + dy * dy + dz * dz <= trigger)) moved = 1;  // NaN counts as moved
-      }
+      const bool moved = verlet_.template firstHalf<Boundary::Ghosts>(atoms(), box_);
       stats_.integrateSeconds += since(t0);
       // One allreduce answers both "does anyone need a rebuild" and "did anyone see infinite forces last step".
       t0 = Clock::now();
-      flags[0] = moved, flags[1] = badForces_ ? 1 : 0;
+      flags[0] = moved ? 1 : 0, flags[1] = badForces_ ? 1 : 0;
       comm_.allreduceMax(flags);
       stats_.commSeconds += since(t0);
       if (flags[1] > 0) break;  // thermo() reports it; the caller stops
@@ -99,36 +74,21 @@ class DomainMdEngine final : public MdEngine {
       else forwardGhosts();
       computeForces(last);
       t0 = Clock::now();
-      if (in.type == IntegratorType::Langevin) addLangevin(static_cast<std::uint64_t>(step));
-      // A rebuild reorders and reallocates the arrays: fresh pointers, and the count after migration.
-      n = atoms_.owned;
-      vx = atoms_.vx.data(), vy = atoms_.vy.data(), vz = atoms_.vz.data();
-#pragma omp parallel for schedule(static)
-      for (std::size_t i = 0; i < n; ++i) {
-        vx[i] += dtf * fx_[i];
-        vy[i] += dtf * fy_[i];
-        vz[i] += dtf * fz_[i];
-      }
-      if (in.type == IntegratorType::NoseHoover) {
-        twoKe_ = comm_.allreduceSum(localTwoKinetic());
-        const S s2 = S(noseHooverHalfStep(nh_, twoKe_, in.dt));
-#pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < n; ++i) vx[i] *= s2, vy[i] *= s2, vz[i] *= s2;
-        twoKe_ *= double(s2) * double(s2);
-      }
+      // atoms() again: a rebuild reorders and reallocates the arrays, and migration changes the count.
+      verlet_.secondHalf(atoms(), static_cast<std::uint64_t>(step), [this](double twoKe) {
+        return comm_.allreduceSum(twoKe);
+      });
       stats_.integrateSeconds += since(t0);
     }
   }
 
   RawThermo thermo() override {
-    std::vector<double> sums{potential_, virial_, localTwoKinetic(), (energyFinite_ && !badForces_) ? 0.0 : 1.0};
-    comm_.allreduceSum(sums);
-    RawThermo t;
-    t.potential = sums[0];
-    t.virial = sums[1];
-    t.twoKinetic = sums[2];
-    t.finite = sums[3] == 0 && std::isfinite(sums[0]) && std::isfinite(sums[1]) && std::isfinite(sums[2]);
-    return t;
+    RawThermo local;
+    local.potential = potential_;
+    local.virial = virial_;
+    local.twoKinetic = localTwoKinetic();
+    local.finite = energyFinite_ && !badForces_;
+    return sumOverRanks(local, comm_);
   }
 
   void download(ParticleState& s) override { gatherAtoms(atoms_, comm_, mass_, box_, s); }
@@ -137,10 +97,7 @@ class DomainMdEngine final : public MdEngine {
     std::vector<double> local(3 * atoms_.owned);
     for (std::size_t i = 0; i < atoms_.owned; ++i)
       local[3 * i] = double(fx_[i]), local[3 * i + 1] = double(fy_[i]), local[3 * i + 2] = double(fz_[i]);
-    const std::vector<double> all = comm_.gather(local);
-    const std::size_t m = all.size() / 3;
-    fx.resize(m), fy.resize(m), fz.resize(m);
-    for (std::size_t i = 0; i < m; ++i) fx[i] = all[3 * i], fy[i] = all[3 * i + 1], fz[i] = all[3 * i + 2];
+    gatherForces(local, comm_, fx, fy, fz);
   }
 
   EngineStats stats() const override {
@@ -160,14 +117,14 @@ class DomainMdEngine final : public MdEngine {
   }
 
  private:
-  double localTwoKinetic() const {
-    double sum = 0;
-    const std::size_t n = atoms_.owned;
-    const S *vx = atoms_.vx.data(), *vy = atoms_.vy.data(), *vz = atoms_.vz.data();
-#pragma omp parallel for schedule(static) reduction(+ : sum)
-    for (std::size_t i = 0; i < n; ++i) sum += double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i];
-    return mass_ * sum;
+  // The owned atoms (ghosts follow them in the position arrays, read by the force loop only).
+  HostAtoms<S> atoms() {
+    return {atoms_.owned, atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.vx.data(), atoms_.vy.data(),
+            atoms_.vz.data(), fx_.data(), fy_.data(), fz_.data(), x0_.data(), y0_.data(), z0_.data(),
+            atoms_.id.data()};
   }
+
+  double localTwoKinetic() { return mass_ * sumSquaredVelocities(atoms()); }
 
   // Wrap, migrate, sort by cell, send ghosts, build the list: the only place atoms change rank.
   void rebuild() {
@@ -225,27 +182,12 @@ class DomainMdEngine final : public MdEngine {
     stats_.forceSeconds += since(t0);
   }
 
-  void addLangevin(std::uint64_t step) {
-    const LangevinParams p = langevin_;
-    const std::size_t n = atoms_.owned;
-    const S *vx = atoms_.vx.data(), *vy = atoms_.vy.data(), *vz = atoms_.vz.data();
-    const long long* id = atoms_.id.data();
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto key = static_cast<std::uint64_t>(id[i]);
-      fx_[i] += langevinForce(vx[i], p, step, key, 0);
-      fy_[i] += langevinForce(vy[i], p, step, key, 1);
-      fz_[i] += langevinForce(vz[i], p, step, key, 2);
-    }
-  }
-
   EngineConfig config_;
   Decomposition decomp_;
   mpi::Comm comm_;
   AtomExchange<S> exchange_;
+  HostVerlet<S> verlet_;
   LjCoefficients<P> coeff_;
-  LangevinParams langevin_;
-  NoseHooverState nh_;
   std::size_t nGlobal_ = 0;
   double mass_ = 1;
   std::array<double, 3> box_{};
@@ -253,10 +195,9 @@ class DomainMdEngine final : public MdEngine {
   std::vector<S> scratch_;  // reorderOwned()'s spare buffers
   std::vector<long long> scratchId_;
   std::vector<S> fx_, fy_, fz_, x0_, y0_, z0_;
-  CpuLocalNeighborList<S> list_;
+  CpuNeighborList<S, Boundary::Ghosts> list_;
   double potential_ = 0, virial_ = 0;
   bool energyFinite_ = true, badForces_ = false;
-  double twoKe_ = 0;
   EngineStats stats_;
 };
 

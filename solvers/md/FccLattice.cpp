@@ -1,16 +1,16 @@
 // fcc lattice builder.
 #include "solvers/md/FccLattice.h"
 
-#include <cmath>
+#include "core/md/MdCase.h"
 
 namespace hopsim::md {
 
 ParticleState makeFccLattice(double density, const std::array<long long, 3>& cells, double mass) {
-  const double a = std::cbrt(4.0 / density);
+  const double a = fccCellSide(density);
   static constexpr double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
   ParticleState s;
   s.mass = mass;
-  for (int d = 0; d < 3; ++d) s.box.length[d] = a * static_cast<double>(cells[d]);
+  s.box = FccLatticeSettings{density, cells, mass}.box();
   s.resize(static_cast<std::size_t>(4 * cells[0] * cells[1] * cells[2]));
   std::size_t n = 0;
   for (long long k = 0; k < cells[2]; ++k)

@@ -17,6 +17,7 @@
 #include "kernels/common/DeviceInfo.h"
 #include "core/Mpi.h"
 #include "solvers/common/DevicePlanner.h"
+#include "solvers/md/InitialState.h"
 #include "solvers/md/MdSimulation.h"
 
 namespace hopsim::md {
@@ -76,14 +77,15 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   const MdCase c = io::md::parseMdCase(doc);
   const long long steps = b.steps > 0 ? b.steps : std::max<long long>(c.steps, 100);
   const int repeats = std::max(1, b.repeats);
-  const auto n = static_cast<double>(c.initial.size());
+  const ParticleState initial = initialState(c);
+  const auto n = static_cast<double>(initial.size());
   using Clock = std::chrono::steady_clock;
   const MdRanks ranks{mpi::Comm::world(), false};
   const mpi::Comm& comm = ranks.comm;
 
   const DevicePlan plan = planMdDevice(c, options, ranks);
   auto engine = makeEngine(c, plan, false, ranks);
-  engine->initialize(c.initial);
+  engine->initialize(initial);
   const long long warmup = std::max<long long>(20, steps / 10);
   engine->advance(warmup, 0);
   (void)engine->thermo();
@@ -110,7 +112,7 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
 
   // Breakdown: a separate engine with phase timers, same number of steps.
   auto timed = makeEngine(c, plan, true, ranks);
-  timed->initialize(c.initial);
+  timed->initialize(initial);
   timed->advance(warmup, 0);
   const EngineStats before = timed->stats();
   comm.barrier();
@@ -136,7 +138,7 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   }
   nlohmann::json j;
   j["solver"] = "md";
-  j["atoms"] = c.initial.size();
+  j["atoms"] = initial.size();
   j["steps"] = steps;
   j["repeats"] = repeats;
   j["warmup_steps"] = warmup;

@@ -22,6 +22,7 @@
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/Progress.h"
 #include "solvers/md/DomainMdEngine.h"
+#include "solvers/md/InitialState.h"
 
 namespace hopsim::md {
 
@@ -37,8 +38,8 @@ DevicePlan planMdDevice(const MdCase& c, const RunOptions& options, const MdRank
 
 Decomposition decompose(const MdCase& c, const mpi::Comm& comm) {
   // Sub-boxes at least cutoff + skin wide: ghosts then come from face neighbours only.
-  return Decomposition(comm, {0, 0, 0}, c.initial.box.length, {true, true, true}, c.device.ranks,
-                       c.lj.cutoff + c.skin);
+  return Decomposition(comm, {0, 0, 0}, c.system.box().length, {true, true, true}, c.device.ranks,
+                       interactionRange(c.lj, c.skin));
 }
 
 EngineConfig engineConfig(const MdCase& c) {
@@ -111,8 +112,10 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const nlohmann::js
 MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ranks, const nlohmann::json& caseJson,
                   const std::function<void(const ThermoRow&)>& onThermo) {
   MdRunResult result;
-  const std::size_t n = c.initial.size();
-  const double volume = c.initial.box.volume();
+  // Every rank builds the whole initial state; a decomposed engine keeps what its sub-box owns.
+  const ParticleState initial = initialState(c);
+  const std::size_t n = initial.size();
+  const double volume = initial.box.volume();
   const std::string dir = options.outputDir.empty() ? c.output.dir : options.outputDir;
   // Thermo sums are global on every rank; files and the console belong to rank 0.
   const bool root = ranks.comm.isRoot();
@@ -123,9 +126,9 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
   auto engine = makeEngine(c, result.plan, false, ranks);
   result.backend = engine->backendName();
   if (verbose) {
-    std::printf("hopsim md: %zu atoms, %s\n", n, c.systemSource.c_str());
-    std::printf("  box %.6g x %.6g x %.6g, density %.6g, mass %g\n", c.initial.box.length[0], c.initial.box.length[1],
-                c.initial.box.length[2], static_cast<double>(n) / volume, c.initial.mass);
+    std::printf("hopsim md: %zu atoms, %s\n", n, c.system.source.c_str());
+    std::printf("  box %.6g x %.6g x %.6g, density %.6g, mass %g\n", initial.box.length[0], initial.box.length[1],
+                initial.box.length[2], static_cast<double>(n) / volume, initial.mass);
     std::printf("  lj epsilon %g sigma %g cutoff %g%s%s, skin %g\n", c.lj.epsilon, c.lj.sigma, c.lj.cutoff,
                 c.lj.shift ? ", shifted" : "", c.lj.tailCorrection ? ", tail corrections" : "", c.skin);
     std::printf("  integrator %s, dt %g, %lld steps, precision %s, backend %s\n", toString(c.integrator.type),
@@ -148,9 +151,9 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
 #endif
   }
 
-  const long long first = c.initial.step, last = c.initial.step + c.steps;
+  const long long first = initial.step, last = initial.step + c.steps;
   const double dt = c.integrator.dt;
-  engine->initialize(c.initial);
+  engine->initialize(initial);
 
   ParticleState snapshot;
   auto takeThermo = [&](long long step) {

@@ -13,7 +13,8 @@
 #include "kernels/md/DomainMdDevice.h"
 #include "kernels/md/Integrate.h"
 #include "kernels/md/LjForce.h"
-#include "kernels/md/cpu/CpuLocalNeighborList.h"
+#include "kernels/md/cpu/CpuNeighborList.h"
+#include "kernels/md/cpu/HostVerlet.h"
 #include "kernels/md/Thermostats.h"
 
 namespace hopsim::md::test {
@@ -24,7 +25,7 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
   explicit HostDomainMdDevice(const DomainDeviceConfig& c) : config_(c) {
     const auto& e = c.engine;
     coeff_ = makeLjCoefficients<S>(e.lj.epsilon, e.lj.sigma, e.lj.cutoff, e.lj.shift);
-    list_.setRegion(c.lo, c.hi, e.lj.cutoff + e.skin);
+    list_.setRegion(c.lo, c.hi, interactionRange(e.lj, e.skin));
   }
 
   void setMass(double mass) override {
@@ -77,52 +78,27 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
   void setStep(long long step) override { step_ = static_cast<std::uint64_t>(step); }
 
   StepFlags firstHalf(double scale) override {
-    const auto& in = config_.engine.integrator;
-    const S dt = S(in.dt), dtf = S(0.5 * in.dt / mass_), s = S(scale);
-    const S trigger = S(0.25 * config_.engine.skin * config_.engine.skin);
+    const auto& e = config_.engine;
+    const S dt = S(e.integrator.dt), dtf = S(0.5 * e.integrator.dt / mass_);
     StepFlags flags;
-    for (std::size_t i = 0; i < a_.owned; ++i) {
-      a_.vx[i] = a_.vx[i] * s + dtf * fx_[i];
-      a_.vy[i] = a_.vy[i] * s + dtf * fy_[i];
-      a_.vz[i] = a_.vz[i] * s + dtf * fz_[i];
-      a_.x[i] = S(a_.x[i] + dt * a_.vx[i]);
-      a_.y[i] = S(a_.y[i] + dt * a_.vy[i]);
-      a_.z[i] = S(a_.z[i] + dt * a_.vz[i]);
-      const S dx = a_.x[i] - x0_[i], dy = a_.y[i] - y0_[i], dz = a_.z[i] - z0_[i];
-      if (!(dx * dx + dy * dy + dz * dz <= trigger)) flags.rebuild = true;
-    }
+    flags.rebuild = kickDrift<Boundary::Ghosts>(atoms(), S(scale), dtf, dt, S(rebuildDisplacementSq(e.skin)), {});
     flags.badForces = bad_;
     return flags;
   }
 
   void secondHalf(bool energy) override {
     computeForces(energy);
-    const S dtf = S(0.5 * config_.engine.integrator.dt / mass_);
-    const bool langevin = config_.engine.integrator.type == IntegratorType::Langevin;
-    for (std::size_t i = 0; i < a_.owned; ++i) {
-      if (langevin) {
-        const auto key = static_cast<std::uint64_t>(a_.id[i]);
-        fx_[i] += langevinForce(a_.vx[i], langevin_, step_, key, 0);
-        fy_[i] += langevinForce(a_.vy[i], langevin_, step_, key, 1);
-        fz_[i] += langevinForce(a_.vz[i], langevin_, step_, key, 2);
-      }
-      a_.vx[i] += dtf * fx_[i], a_.vy[i] += dtf * fy_[i], a_.vz[i] += dtf * fz_[i];
-    }
-    measureKinetic();
+    if (config_.engine.integrator.type == IntegratorType::Langevin) addLangevinForces(atoms(), langevin_, step_);
+    twoKinetic_ = mass_ * kick(atoms(), S(0.5 * config_.engine.integrator.dt / mass_));
     ++step_;
   }
 
   void scaleVelocities(double s) override {
-    for (std::size_t i = 0; i < a_.owned; ++i) a_.vx[i] *= S(s), a_.vy[i] *= S(s), a_.vz[i] *= S(s);
+    md::scaleVelocities(atoms(), S(s));
     twoKinetic_ *= s * s;
   }
 
-  void measureKinetic() override {
-    double sum = 0;
-    for (std::size_t i = 0; i < a_.owned; ++i)
-      sum += double(a_.vx[i]) * a_.vx[i] + double(a_.vy[i]) * a_.vy[i] + double(a_.vz[i]) * a_.vz[i];
-    twoKinetic_ = mass_ * sum;
-  }
+  void measureKinetic() override { twoKinetic_ = mass_ * sumSquaredVelocities(atoms()); }
 
   std::span<const std::byte> packGhosts(std::size_t swap) override {
     const Swap& s = swaps_.at(swap);
@@ -174,6 +150,11 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
   std::string deviceName() const override { return "host stand-in"; }
 
  private:
+  HostAtoms<S> atoms() {
+    return {a_.owned, a_.x.data(), a_.y.data(), a_.z.data(), a_.vx.data(), a_.vy.data(), a_.vz.data(), fx_.data(),
+            fy_.data(), fz_.data(), x0_.data(), y0_.data(), z0_.data(), a_.id.data()};
+  }
+
   struct Swap {
     GhostSwap<S> swap;
     std::vector<std::int32_t> indices;  // a copy: the exchange's lists change at its next borders()
@@ -186,7 +167,7 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
   LocalAtoms<S> a_;
   std::vector<S> fx_, fy_, fz_, x0_, y0_, z0_, send_, recv_;
   std::vector<Swap> swaps_;
-  CpuLocalNeighborList<S> list_;
+  CpuNeighborList<S, Boundary::Ghosts> list_;
   std::uint64_t step_ = 0;
   double potential_ = 0, virial_ = 0, twoKinetic_ = 0;
   bool bad_ = false;

@@ -18,6 +18,7 @@
 #include "kernels/common/DeviceInfo.h"
 #include "core/Mpi.h"
 #include "solvers/md/DomainMdEngine.h"
+#include "solvers/md/InitialState.h"
 #include "solvers/md/MdBench.h"
 #include "solvers/md/MdRun.h"
 #include "solvers/md/MdSimulation.h"
@@ -244,11 +245,11 @@ TEST_CASE("atoms survive migration: every id once, none lost, many moved", "[mpi
   const long long migrated = mpi::Comm::world().allreduceSum(run.stats.migratedAtoms);
   if (n > 1) CHECK(migrated > 100);
   if (mpi::isRoot()) {
-    CHECK(run.final.size() == c.initial.size());
+    CHECK(run.final.size() == c.system.size());
     std::set<long long> ids(run.final.id.begin(), run.final.id.end());
-    CHECK(ids.size() == c.initial.size());
+    CHECK(ids.size() == c.system.size());
     CHECK(*ids.begin() == 1);
-    CHECK(*ids.rbegin() == static_cast<long long>(c.initial.size()));
+    CHECK(*ids.rbegin() == static_cast<long long>(c.system.size()));
     std::printf("  %d ranks, grid [%d %d %d], 200 hot steps: %lld migrations, thermo difference %.3g\n", n, grid[0],
                 grid[1], grid[2], migrated, thermoDifference(run, ref));
   }
@@ -292,12 +293,12 @@ TEST_CASE("the decomposed CUDA engine's MPI half follows the one-rank trajectory
                                        "{type: langevin, dt: 0.005, temperature: 1.0, damping: 0.5, seed: 4242}"}) {
     INFO(integrator);
     const md::MdCase one = parse(ljCase(integrator, {0, 0, 0}, 100));
-    const auto ref = thermoEvery10(*md::makeCpuEngine(md::engineConfig(one)), one.initial, 100);
+    const auto ref = thermoEvery10(*md::makeCpuEngine(md::engineConfig(one)), md::initialState(one), 100);
     for (const auto& grid : gridsFor(mpi::size())) {
       INFO("grid " << grid[0] << " " << grid[1] << " " << grid[2] << " on " << mpi::size() << " ranks");
       const md::MdCase c = parse(ljCase(integrator, grid, 100));
       auto engine = hostDeviceEngine(c);
-      const double diff = sumsDifference(thermoEvery10(*engine, c.initial, 100), ref);
+      const double diff = sumsDifference(thermoEvery10(*engine, md::initialState(c), 100), ref);
       CHECK(diff <= 1e-10);
       CHECK(engine->stats().neighborBuilds >= 4);
       // The parts of the rebuild and the ghost refresh are timed; an axis with one rank refreshes without MPI.
@@ -316,8 +317,8 @@ TEST_CASE("the decomposed CUDA engine's MPI half follows the one-rank trajectory
   const int n = mpi::size();
   const md::MdCase hot = parse(ljCase("{type: nve, dt: 0.005}", {n, 1, 1}, 200, 3.0));
   auto engine = hostDeviceEngine(hot);
-  const auto run = thermoEvery10(*engine, hot.initial, 200);
-  const auto ref = thermoEvery10(*md::makeCpuEngine(md::engineConfig(hot)), hot.initial, 200);
+  const auto run = thermoEvery10(*engine, md::initialState(hot), 200);
+  const auto ref = thermoEvery10(*md::makeCpuEngine(md::engineConfig(hot)), md::initialState(hot), 200);
   CHECK(sumsDifference(run, ref) <= 1e-8);
   const long long migrated = mpi::Comm::world().allreduceSum(engine->stats().migratedAtoms);
   if (n > 1) CHECK(migrated > 100);
@@ -325,8 +326,8 @@ TEST_CASE("the decomposed CUDA engine's MPI half follows the one-rank trajectory
   engine->download(all);
   if (mpi::isRoot()) {
     std::set<long long> ids(all.id.begin(), all.id.end());
-    CHECK(all.size() == hot.initial.size());
-    CHECK(ids.size() == hot.initial.size());
+    CHECK(all.size() == hot.system.size());
+    CHECK(ids.size() == hot.system.size());
   }
 }
 
@@ -452,11 +453,11 @@ TEST_CASE("decomposed CUDA: every atom id once after hundreds of migrations", "[
   const long long migrated = mpi::Comm::world().allreduceSum(run.stats.migratedAtoms);
   if (n > 1) CHECK(migrated > 100);
   if (mpi::isRoot()) {
-    CHECK(run.final.size() == c.initial.size());
+    CHECK(run.final.size() == c.system.size());
     std::set<long long> ids(run.final.id.begin(), run.final.id.end());
-    CHECK(ids.size() == c.initial.size());
+    CHECK(ids.size() == c.system.size());
     CHECK(*ids.begin() == 1);
-    CHECK(*ids.rbegin() == static_cast<long long>(c.initial.size()));
+    CHECK(*ids.rbegin() == static_cast<long long>(c.system.size()));
     std::printf("  %d ranks, grid [%d %d %d], cuda, 200 hot steps: %lld migrations, thermo difference %.3g\n", n,
                 grid[0], grid[1], grid[2], migrated, thermoDifference(run, ref));
   }

@@ -199,7 +199,7 @@ Row nveEnergyDrift(const Context& ctx, int cells, long long steps) {
   const double drift = std::abs(slope) * duration;
   return makeRow(name, "etotal drift per atom (fit x duration)", drift, 1e-4,
                  fmt::format("{} atoms, {} steps dt 0.005, shifted lj 2.5; max |E - E0| = {:.3g}, E0 = {:.8f}",
-                             c.initial.size(), steps, maxDev, r.thermo[start].etotal));
+                             c.system.size(), steps, maxDev, r.thermo[start].etotal));
 }
 
 std::vector<Row> nistLjEnergy(const Context& ctx, double density, long long productionSteps) {
@@ -240,8 +240,11 @@ std::vector<Row> nistLjEnergy(const Context& ctx, double density, long long prod
   MdCase prod = melt;
   prod.integrator.temperature = 0.85;
   prod.integrator.seed = 12;
-  prod.initial = molten.final;
-  prod.initial.step = 0;
+  prod.system.kind = MdSystem::Kind::Particles;
+  prod.system.particles = molten.final;
+  prod.system.particles.step = 0;
+  prod.system.source = "the melted state";
+  prod.velocity.create = false;  // keep the melt's velocities
   const long long equilibration = 4000;
   prod.steps = equilibration + productionSteps;
   std::vector<double> samples;

@@ -7,12 +7,11 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-#include "kernels/md/Integrate.h"
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/CpuNeighborList.h"
+#include "kernels/md/cpu/HostVerlet.h"
 #include "kernels/md/MdEngine.h"
-#include "kernels/md/Thermostats.h"
 #include "kernels/md/VelocityInit.h"
 
 namespace hopsim::md {
@@ -26,7 +25,7 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 template <class S, class P>
 class CpuMdEngine final : public MdEngine {
  public:
-  explicit CpuMdEngine(const EngineConfig& c) : config_(c) {
+  explicit CpuMdEngine(const EngineConfig& c) : config_(c), verlet_(c.integrator, c.skin) {
     coeff_ = makeLjCoefficients<P>(c.lj.epsilon, c.lj.sigma, c.lj.cutoff, c.lj.shift);
   }
 
@@ -42,61 +41,24 @@ class CpuMdEngine final : public MdEngine {
       x_[i] = wrapOnce(x_[i], S(box_[0])), y_[i] = wrapOnce(y_[i], S(box_[1])), z_[i] = wrapOnce(z_[i], S(box_[2]));
       vx_[i] = S(s.vx[i]), vy_[i] = S(s.vy[i]), vz_[i] = S(s.vz[i]);
     }
-    const auto& in = config_.integrator;
-    if (in.type == IntegratorType::Langevin) langevin_ = langevinParams(in, mass_);
-    if (in.type == IntegratorType::NoseHoover) nh_ = noseHooverStart(in, degreesOfFreedom(n_));
+    list_.setRegion({0, 0, 0}, box_, interactionRange(config_.lj, config_.skin));
     rebuild();
     computeForces(true);
-    twoKe_ = twoKinetic();
+    verlet_.start(mass_, degreesOfFreedom(n_), twoKinetic());
   }
 
   void advance(long long steps, long long firstStep) override {
-    const auto& in = config_.integrator;
-    const S dt = S(in.dt), dtf = S(0.5 * in.dt / mass_);
-    const S L[3] = {S(box_[0]), S(box_[1]), S(box_[2])}, H[3] = {S(0.5 * box_[0]), S(0.5 * box_[1]), S(0.5 * box_[2])};
-    const S trigger = S(0.25 * config_.skin * config_.skin);
     for (long long k = 0; k < steps; ++k) {
       const long long step = firstStep + k + 1;
       const bool last = k + 1 == steps;
       auto t0 = Clock::now();
-      S scale = 1;
-      if (in.type == IntegratorType::NoseHoover) scale = S(noseHooverHalfStep(nh_, twoKe_, in.dt));
-      int moved = 0;
-      const std::size_t n = n_;
-#pragma omp parallel for schedule(static) reduction(max : moved)
-      for (std::size_t i = 0; i < n; ++i) {
-        vx_[i] = vx_[i] * scale + dtf * fx_[i];
-        vy_[i] = vy_[i] * scale + dtf * fy_[i];
-        vz_[i] = vz_[i] * scale + dtf * fz_[i];
-        x_[i] = wrapOnce(S(x_[i] + dt * vx_[i]), L[0]);
-        y_[i] = wrapOnce(S(y_[i] + dt * vy_[i]), L[1]);
-        z_[i] = wrapOnce(S(z_[i] + dt * vz_[i]), L[2]);
-        const S dx = minimumImage(S(x_[i] - x0_[i]), L[0], H[0]);
-        const S dy = minimumImage(S(y_[i] - y0_[i]), L[1], H[1]);
-        const S dz = minimumImage(S(z_[i] - z0_[i]), L[2], H[2]);
-        if (dx * dx + dy * dy + dz * dz > trigger) moved = 1;
-      }
+      const bool moved = verlet_.template firstHalf<Boundary::Periodic>(atoms(), box_);
       stats_.integrateSeconds += since(t0);
       if (moved) rebuild();
       computeForces(last);
       if (!last_.finite) break;  // the caller sees it in thermo() and stops
       t0 = Clock::now();
-      if (in.type == IntegratorType::Langevin) addLangevin(static_cast<std::uint64_t>(step));
-      double twoKe = 0;
-#pragma omp parallel for schedule(static) reduction(+ : twoKe)
-      for (std::size_t i = 0; i < n; ++i) {
-        vx_[i] += dtf * fx_[i];
-        vy_[i] += dtf * fy_[i];
-        vz_[i] += dtf * fz_[i];
-        twoKe += double(vx_[i]) * vx_[i] + double(vy_[i]) * vy_[i] + double(vz_[i]) * vz_[i];
-      }
-      twoKe_ = mass_ * twoKe;
-      if (in.type == IntegratorType::NoseHoover) {
-        const S s2 = S(noseHooverHalfStep(nh_, twoKe_, in.dt));
-#pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < n; ++i) vx_[i] *= s2, vy_[i] *= s2, vz_[i] *= s2;
-        twoKe_ *= double(s2) * double(s2);
-      }
+      verlet_.secondHalf(atoms(), static_cast<std::uint64_t>(step), [](double twoKe) { return twoKe; });
       stats_.integrateSeconds += since(t0);
     }
   }
@@ -137,24 +99,21 @@ class CpuMdEngine final : public MdEngine {
   std::string backendName() const override { return fmt::format("cpu ({} OpenMP threads)", omp_get_max_threads()); }
 
  private:
-  double twoKinetic() const {
-    double sum = 0;
-    const std::size_t n = n_;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
-    for (std::size_t i = 0; i < n; ++i)
-      sum += double(vx_[i]) * vx_[i] + double(vy_[i]) * vy_[i] + double(vz_[i]) * vz_[i];
-    return mass_ * sum;
+  HostAtoms<S> atoms() {
+    return {n_, x_.data(), y_.data(), z_.data(), vx_.data(), vy_.data(), vz_.data(), fx_.data(), fy_.data(),
+            fz_.data(), x0_.data(), y0_.data(), z0_.data(), id_.data()};
   }
+
+  double twoKinetic() { return mass_ * sumSquaredVelocities(atoms()); }
 
   // Sorts the particles by cell (neighbours become neighbours in memory) and rebuilds the list.
   void rebuild() {
     const auto t0 = Clock::now();
-    const double range = config_.lj.cutoff + config_.skin;
-    const auto& order = list_.sortOrder(x_.data(), y_.data(), z_.data(), n_, box_, range);
+    const auto& order = list_.sortOrder(x_.data(), y_.data(), z_.data(), n_);
     permute(order, x_), permute(order, y_), permute(order, z_);
     permute(order, vx_), permute(order, vy_), permute(order, vz_);
     permute(order, id_);
-    list_.build(x_.data(), y_.data(), z_.data(), n_, box_, range);
+    list_.build(x_.data(), y_.data(), z_.data(), n_, n_);
     x0_ = x_, y0_ = y_, z0_ = z_;
     ++stats_.neighborBuilds;
     stats_.neighborSeconds += since(t0);
@@ -201,30 +160,16 @@ class CpuMdEngine final : public MdEngine {
     stats_.forceSeconds += since(t0);
   }
 
-  void addLangevin(std::uint64_t step) {
-    const LangevinParams p = langevin_;
-    const std::size_t n = n_;
-#pragma omp parallel for schedule(static)
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto id = static_cast<std::uint64_t>(id_[i]);
-      fx_[i] += langevinForce(vx_[i], p, step, id, 0);
-      fy_[i] += langevinForce(vy_[i], p, step, id, 1);
-      fz_[i] += langevinForce(vz_[i], p, step, id, 2);
-    }
-  }
-
   EngineConfig config_;
+  HostVerlet<S> verlet_;
   LjCoefficients<P> coeff_;
-  LangevinParams langevin_;
-  NoseHooverState nh_;
   std::size_t n_ = 0;
   double mass_ = 1;
   std::array<double, 3> box_{};
   std::vector<S> x_, y_, z_, vx_, vy_, vz_, fx_, fy_, fz_, x0_, y0_, z0_;
   std::vector<long long> id_;
-  CpuNeighborList<S> list_;
+  CpuNeighborList<S, Boundary::Periodic> list_;
   RawThermo last_;
-  double twoKe_ = 0;
   EngineStats stats_;
 };
 

@@ -89,14 +89,13 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostScalars_), sizeof(DeviceScalars)));
     deviceAlloc(ds_, 1);
     for (auto* e : {&ev_[0], &ev_[1], &ev_[2], &nbEv_[0], &nbEv_[1]}) HOPSIM_CUDA_CHECK(cudaEventCreate(e));
-    HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostCounts_), sizeof(ListCounts)));
-    deviceAlloc(counts_, 1);
+    listCounts_.allocate();
     const EngineConfig& e = c.engine;
     coeff_ = makeLjCoefficients<P>(e.lj.epsilon, e.lj.sigma, e.lj.cutoff, e.lj.shift);
 
     // Half-range bins over the region (5^3 around an atom), clipped at its faces: the region is at least three
     // ranges wide (a sub-box is at least one), so every axis has room for them.
-    const double range = e.lj.cutoff + e.skin;
+    const double range = interactionRange(e.lj, e.skin);
     region_.reach = 2;
     for (int d = 0; d < 3; ++d) {
       const double width = c.hi[d] - c.lo[d];
@@ -117,9 +116,9 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
 
   ~CudaDomainMdDevice() override {
     freeArrays();
-    deviceFree(cellStart_), deviceFree(ds_), deviceFree(counts_);
+    deviceFree(cellStart_), deviceFree(ds_);
+    listCounts_.release();
     if (hostScalars_) cudaFreeHost(hostScalars_);
-    if (hostCounts_) cudaFreeHost(hostCounts_);
     for (auto e : ev_) if (e) cudaEventDestroy(e);
     for (auto e : nbEv_) if (e) cudaEventDestroy(e);
     if (stream_) cudaStreamDestroy(stream_);
@@ -130,7 +129,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     const auto& in = config_.engine.integrator;
     params_.dt = in.dt;
     params_.dtf = 0.5 * in.dt / mass;
-    params_.trigger = 0.25 * config_.engine.skin * config_.engine.skin;
+    params_.trigger = rebuildDisplacementSq(config_.engine.skin);
     params_.useLangevin = in.type == IntegratorType::Langevin;
     params_.useScale = in.type == IntegratorType::NoseHoover;  // the scale comes from the host's thermostat
     if (params_.useLangevin) params_.langevin = langevinParams(in, mass);
@@ -381,15 +380,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   EngineStats stats() const override {
     EngineStats s = stats_;
     if (!config_.engine.timePhases) s.forceSeconds = s.integrateSeconds = std::numeric_limits<double>::quiet_NaN();
-    if (owned_ > 0) {
-      if (listCountsBuild_ != stats_.neighborBuilds) {
-        HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
-        countListEntries(a_.ncount, owned_, counts_, hostCounts_, stream_);
-        listCountsBuild_ = stats_.neighborBuilds;
-      }
-      s.meanNeighbors = static_cast<double>(hostCounts_->sum) / static_cast<double>(owned_);
-      s.maxNeighbors = hostCounts_->max;
-    }
+    listCounts_.report(s, a_.ncount, owned_, stats_.neighborBuilds, gpu_, stream_);
     return s;
   }
 
@@ -529,9 +520,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   S *sendDev_ = nullptr, *recvDev_ = nullptr;    // packed positions on the device
   S *sendHost_ = nullptr, *recvHost_ = nullptr;  // and in pinned host memory, for MPI
   PinnedBuffer<std::byte> staging_;  // owned atoms and send lists between host vectors and the device, at rebuilds
-  ListCounts* counts_ = nullptr;      // device
-  ListCounts* hostCounts_ = nullptr;  // pinned
-  mutable long long listCountsBuild_ = -1;  // the build whose counts hostCounts_ holds
+  mutable ListCountCache listCounts_;
   EngineStats stats_;
 };
 

@@ -171,8 +171,7 @@ class CudaMdEngine final : public MdEngine {
     HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostScalars_), sizeof(DeviceScalars)));
     deviceAlloc(ds_, 1);
     for (auto* e : {&ev_[0], &ev_[1], &ev_[2], &nbEv_[0], &nbEv_[1]}) HOPSIM_CUDA_CHECK(cudaEventCreate(e));
-    HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostCounts_), sizeof(ListCounts)));
-    deviceAlloc(counts_, 1);
+    listCounts_.allocate();
     coeff_ = makeLjCoefficients<P>(c.lj.epsilon, c.lj.sigma, c.lj.cutoff, c.lj.shift);
   }
 
@@ -181,8 +180,7 @@ class CudaMdEngine final : public MdEngine {
     freeArrays();
     deviceFree(ds_);
     if (hostScalars_) cudaFreeHost(hostScalars_);
-    deviceFree(counts_);
-    if (hostCounts_) cudaFreeHost(hostCounts_);
+    listCounts_.release();
     for (auto e : ev_) if (e) cudaEventDestroy(e);
     for (auto e : nbEv_) if (e) cudaEventDestroy(e);
     if (stream_) cudaStreamDestroy(stream_);
@@ -194,7 +192,7 @@ class CudaMdEngine final : public MdEngine {
     destroyGraphs();
     n_ = static_cast<int>(s.size());
     mass_ = s.mass;
-    const double range = config_.lj.cutoff + config_.skin;
+    const double range = interactionRange(config_.lj, config_.skin);
     // Half-range bins: the 5^3 bins around an atom hold ~0.58 of the candidates of 3^3 full-range bins, so the
     // list build checks fewer pairs; used where every axis has room for 5 bins.
     box_.reach = 2;
@@ -221,7 +219,7 @@ class CudaMdEngine final : public MdEngine {
     // from S positions) never hides a bin that holds a pair within range.
     grid_.search = P(range * (1 + 1e-6) + 16 * std::numeric_limits<P>::epsilon() * longest);
     grid_.rangeSq = P(range * range);
-    listCountsBuild_ = -1;
+    listCounts_.invalidate();
     a_.n = n_;
     a_.stride = 96;
     for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceAlloc(*p, n_);
@@ -248,7 +246,7 @@ class CudaMdEngine final : public MdEngine {
     const auto& in = config_.integrator;
     params_.dt = in.dt;
     params_.dtf = 0.5 * in.dt / mass_;
-    params_.trigger = 0.25 * config_.skin * config_.skin;
+    params_.trigger = rebuildDisplacementSq(config_.skin);
     params_.useLangevin = in.type == IntegratorType::Langevin;
     params_.useScale = in.type == IntegratorType::NoseHoover;
     if (params_.useLangevin) params_.langevin = langevinParams(in, mass_);
@@ -333,15 +331,7 @@ class CudaMdEngine final : public MdEngine {
     if (!config_.timePhases) {
       s.forceSeconds = s.integrateSeconds = s.otherSeconds = std::numeric_limits<double>::quiet_NaN();
     }
-    if (n_ > 0) {
-      if (listCountsBuild_ != stats_.neighborBuilds) {
-        HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
-        countListEntries(a_.ncount, n_, counts_, hostCounts_, stream_);
-        listCountsBuild_ = stats_.neighborBuilds;
-      }
-      s.meanNeighbors = static_cast<double>(hostCounts_->sum) / static_cast<double>(n_);
-      s.maxNeighbors = hostCounts_->max;
-    }
+    listCounts_.report(s, a_.ncount, n_, stats_.neighborBuilds, gpu_, stream_);
     return s;
   }
 
@@ -391,7 +381,7 @@ class CudaMdEngine final : public MdEngine {
     HOPSIM_CUDA_CHECK_LAUNCH("cellStartKernel");
     refreshKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_);
     HOPSIM_CUDA_CHECK_LAUNCH("refreshKernel");
-    const double range = config_.lj.cutoff + config_.skin;
+    const double range = interactionRange(config_.lj, config_.skin);
     // One host synchronisation per build, for the overflow check: a list that overflowed must be rebuilt before the
     // force kernel reads it. At 16.4M atoms it costs a launch gap (~10 us) per ~8 ms build.
     for (;;) {
@@ -537,9 +527,7 @@ class CudaMdEngine final : public MdEngine {
   int *values_ = nullptr, *order_ = nullptr, *cellStart_ = nullptr;
   ListGrid<P> grid_{};
   bool fastList_ = true;
-  ListCounts* counts_ = nullptr;      // device
-  ListCounts* hostCounts_ = nullptr;  // pinned
-  mutable long long listCountsBuild_ = -1;  // the build whose counts hostCounts_ holds
+  mutable ListCountCache listCounts_;
   unsigned char* scratch_ = nullptr;
   unsigned char* sortTemp_ = nullptr;
   std::size_t sortBytes_ = 0;

@@ -14,6 +14,7 @@
 #include "kernels/common/CudaCheck.h"
 #include "kernels/md/Integrate.h"
 #include "kernels/md/LjForce.h"
+#include "kernels/md/MdEngine.h"
 #include "kernels/md/PeriodicBox.h"
 
 namespace hopsim::md {
@@ -40,7 +41,7 @@ struct DeviceScalars {
   int rebuild, overflow, bad;
 };
 
-// Neighbour counts of the current list, reduced on demand for stats().
+// Neighbour counts of the current list, reduced on demand for stats() (ListCountCache).
 struct ListCounts {
   unsigned long long sum;
   int max;
@@ -331,6 +332,42 @@ void deviceFree(T*& p) {
   if (p) cudaFree(p);
   p = nullptr;
 }
+
+// The list statistics stats() reports (mean and largest list length), counted on the GPU and read back once per list
+// build however often stats() is asked: each readback synchronises the stream. allocate() with the engine's GPU
+// current.
+class ListCountCache {
+ public:
+  void allocate() {
+    HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host_), sizeof(ListCounts)));
+    deviceAlloc(device_, 1);
+  }
+  void release() {
+    deviceFree(device_);
+    if (host_) cudaFreeHost(host_);
+    host_ = nullptr;
+  }
+  // A new state: the next report() counts again whatever its build number.
+  void invalidate() { build_ = -1; }
+
+  // Fills s.meanNeighbors and s.maxNeighbors from the lists of the first n atoms, as left by list build number
+  // `build` (the engine's neighbour build counter); counts on `gpu` only when that build has not been counted yet.
+  void report(EngineStats& s, const int* ncount, int n, long long build, int gpu, cudaStream_t stream) {
+    if (n <= 0) return;
+    if (build_ != build) {
+      HOPSIM_CUDA_CHECK(cudaSetDevice(gpu));
+      countListEntries(ncount, n, device_, host_, stream);
+      build_ = build;
+    }
+    s.meanNeighbors = static_cast<double>(host_->sum) / static_cast<double>(n);
+    s.maxNeighbors = host_->max;
+  }
+
+ private:
+  ListCounts* device_ = nullptr;
+  ListCounts* host_ = nullptr;  // pinned
+  long long build_ = -1;        // the build whose counts host_ holds
+};
 
 // After a list build queued on `stream`: reads the overflow flag (synchronises) and returns true when every list fit
 // in a.stride entries; otherwise regrows a.nlist for `capacity` atoms to the longest list plus a quarter, for the

@@ -1,4 +1,6 @@
-// MD case parser: a valid case, and each kind of error located at the offending key.
+// MD case parser: a valid case, the initial state the solver builds from it, and each kind of error located at the
+// offending key.
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -7,6 +9,7 @@
 #include "CatchCompat.h"
 #include "io/md/MdCaseParser.h"
 #include "kernels/md/VelocityInit.h"
+#include "solvers/md/InitialState.h"
 
 using hopsim::io::CaseDocument;
 using hopsim::io::CaseError;
@@ -38,19 +41,35 @@ void expectError(const std::string& yaml, int line, int column, const std::strin
 }
 }  // namespace
 
-TEST_CASE("md parser: a valid case gives an fcc crystal at the requested temperature", "[unit][md]") {
+TEST_CASE("md parser: a valid case describes an fcc crystal at the requested temperature", "[unit][md]") {
   const auto c = parseMdCase(CaseDocument::fromString(kValid, "case.yaml"));
-  REQUIRE(c.initial.size() == 4u * 64u);
-  const double a = std::cbrt(4.0 / 0.8442);
-  CHECK(c.initial.box.length[0] == Approx(4 * a));
-  CHECK(static_cast<double>(c.initial.size()) / c.initial.box.volume() == Approx(0.8442));
-  // Zero total momentum and exactly T with 3N - 3 degrees of freedom.
-  double p[3] = {0, 0, 0};
-  for (std::size_t i = 0; i < c.initial.size(); ++i) p[0] += c.initial.vx[i], p[1] += c.initial.vy[i], p[2] += c.initial.vz[i];
-  for (double v : p) CHECK(std::abs(v) < 1e-10);
-  CHECK(hopsim::md::twiceKineticEnergy(c.initial) / hopsim::md::degreesOfFreedom(c.initial.size()) == Approx(1.44).epsilon(1e-12));
+  using hopsim::md::MdSystem;
+  REQUIRE(c.system.kind == MdSystem::Kind::FccLattice);
+  CHECK(c.system.lattice.density == 0.8442);
+  CHECK(c.system.lattice.cells == std::array<long long, 3>{4, 4, 4});
+  CHECK(c.system.lattice.mass == 1.0);
+  CHECK(c.system.size() == 4u * 64u);
+  CHECK(c.system.box().length[0] == Approx(4 * std::cbrt(4.0 / 0.8442)));
+  CHECK(c.velocity.create);
+  CHECK(c.velocity.temperature == 1.44);
+  CHECK(c.velocity.seed == 87287u);
   CHECK(c.precision == hopsim::md::Precision::Double);
   CHECK(c.integrator.dt == 0.005);
+}
+
+TEST_CASE("md initial state: the parsed fcc case builds the crystal at the requested temperature", "[unit][md]") {
+  const auto c = parseMdCase(CaseDocument::fromString(kValid, "case.yaml"));
+  const auto s = hopsim::md::initialState(c);
+  REQUIRE(s.size() == 4u * 64u);
+  const double a = std::cbrt(4.0 / 0.8442);
+  CHECK(s.box.length[0] == Approx(4 * a));
+  CHECK(s.box.length == c.system.box().length);
+  CHECK(static_cast<double>(s.size()) / s.box.volume() == Approx(0.8442));
+  // Zero total momentum and exactly T with 3N - 3 degrees of freedom.
+  double p[3] = {0, 0, 0};
+  for (std::size_t i = 0; i < s.size(); ++i) p[0] += s.vx[i], p[1] += s.vy[i], p[2] += s.vz[i];
+  for (double v : p) CHECK(std::abs(v) < 1e-10);
+  CHECK(hopsim::md::twiceKineticEnergy(s) / hopsim::md::degreesOfFreedom(s.size()) == Approx(1.44).epsilon(1e-12));
 }
 
 TEST_CASE("md parser: unknown key, wrong type, out of range, bad choice are located", "[unit][md]") {
