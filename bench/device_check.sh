@@ -16,7 +16,7 @@ t0=$SECONDS
 if [ -n "${PREBUILT:-}" ]; then
   # Binaries built on the workstation with the same configuration (bench/prebuild.sh), with the shared libraries
   # this machine lacks: saves the build's device time.
-  rm -rf build prebuilt && tar xzf "$PREBUILT" && mkdir -p build/tests && cp prebuilt/hopsim build/ &&
+  rm -rf build prebuilt && tar xf "$PREBUILT" && mkdir -p build/tests && cp prebuilt/hopsim build/ &&
     cp prebuilt/hopsim_*tests build/tests/
   export LD_LIBRARY_PATH=$PWD/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   build/hopsim --version > "$R/build.log" 2>&1
@@ -35,7 +35,42 @@ run() { local name=$1 limit=$2; shift 2
         local s=$SECONDS; timeout "$limit" "$@" > "$R/$name.log" 2>&1
         echo "$name: exit $? in $((SECONDS - s)) s" | tee -a "$R/status.txt"; }
 B="build/hopsim bench"
+# OLD=old.tgz: a second build (bench/prebuild.sh at an earlier commit; only prebuilt/hopsim is needed) that the
+# `arch` group benchmarks against this one in the same call.
+if [ -n "${OLD:-}" ]; then
+  rm -rf /tmp/old && mkdir -p /tmp/old && tar xf "$OLD" -C /tmp/old
+  LD_LIBRARY_PATH=/tmp/old/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} /tmp/old/prebuilt/hopsim --version \
+    >> "$R/build.log" 2>&1
+fi
+OB="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} /tmp/old/prebuilt/hopsim bench"
 for step in "$@"; do case $step in
+arch)
+  # An architecture change: every GPU test and the sanitizers on the new build, then the benchmark cases of the
+  # old (OLD) and new builds in alternation, twice each, in this one call (the figures must agree within 2%).
+  run arch_gpu_tests 240 $T "[gpu]"
+  run arch_mpi_gpu_2 150 $M -n 2 build/tests/hopsim_mpi_tests "[gpu]"
+  run arch_mpi_gpu_4 150 $M -n 4 build/tests/hopsim_mpi_tests "[gpu]"
+  run arch_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize],[hopper-sanitize]"
+  run arch_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run arch_memcheck_mpi2 90 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 \
+    build/tests/hopsim_mpi_tests "[gpu]"
+  for round in 1 2; do
+    for c in d3q19_256_single d3q19_256_half d2q9_4096_single; do
+      for who in old new; do
+        bin=$B; [ $who = old ] && bin=$OB
+        run "arch_${who}_${c}_$round" 60 $bin "bench/lbm_$c.yaml" --repeats 5 --json "$R/arch_${who}_${c}_$round.json"
+      done
+    done
+    for who in old new; do
+      bin=$B; [ $who = old ] && bin=$OB
+      run "arch_${who}_cavity256_$round" 60 $bin inputs/lbm/cavity3d.yaml --set "domain.cells=[256,256,256]" \
+        --set precision=single --set device.backend=cuda --repeats 5 --json "$R/arch_${who}_cavity256_$round.json"
+      run "arch_${who}_md160_$round" 90 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" \
+        --set precision=mixed --set device.backend=cuda --steps 200 --repeats 3 --json "$R/arch_${who}_md160_$round.json"
+      run "arch_${who}_md20_$round" 60 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[20,20,20]" \
+        --set precision=mixed --set device.backend=cuda --steps 2000 --repeats 3 --json "$R/arch_${who}_md20_$round.json"
+    done
+  done ;;
 md)
   run md_gpu_tests 150 $T "[gpu][md]"
   run md_bench_160 90 $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \

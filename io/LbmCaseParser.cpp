@@ -12,6 +12,7 @@
 #include <map>
 #include <string_view>
 
+#include "core/lbm/Relaxation.h"
 #include "io/DeviceSpecParser.h"
 #include "io/FieldOutput.h"
 
@@ -182,12 +183,12 @@ void readFluid(const CaseNode& root, LbmCase& c) {
     const double v = nu->number();
     if (!(v > 0)) nu->fail(fmt::format("fluid.viscosity = {} must be greater than 0 (lattice units; tau = 3 nu + 1/2)", v));
     c.viscosity = v;
-    c.tau = 3 * v + 0.5;
+    c.tau = lbm::tauFromViscosity(v);
   } else {
     const double t = tau->number();
     if (!(t > 0.5)) tau->fail(fmt::format("fluid.tau = {} must be greater than 0.5 (tau = 3 nu + 1/2; nu > 0)", t));
     c.tau = t;
-    c.viscosity = (t - 0.5) / 3;
+    c.viscosity = lbm::viscosityFromTau(t);
   }
   if (c.tau < kTauWarning)
     given.warn(fmt::format("tau = {:.5g} (viscosity {:.3g}) is below {}: the collision is close to its stability "

@@ -17,13 +17,6 @@ struct CollisionParams {
   T force[3] = {T(0), T(0), T(0)};  // body force density (Guo)
 };
 
-// Rate of the antisymmetric TRT mode for a magic parameter Lambda = (tau+ - 1/2)(tau- - 1/2).
-template <class T>
-HOPSIM_HD T trtOmegaMinus(T omegaPlus, T magic) {
-  const T tauPlus = T(1) / omegaPlus;
-  return T(1) / (magic / (tauPlus - T(0.5)) + T(0.5));
-}
-
 // Density deviation drho = rho - 1 and momentum of shifted populations.
 template <class L, class T>
 HOPSIM_HD void moments(const T* f, T& drho, T j[3]) {

@@ -11,6 +11,7 @@
 #include "core/ExitCode.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
+#include "core/lbm/Relaxation.h"
 #include "kernels/common/CopyBandwidth.h"
 #include "kernels/common/DeviceInfo.h"
 #include "solvers/common/DevicePlanner.h"
@@ -165,7 +166,7 @@ LbmCase defaultBenchCase() {
   c.cells = {256, 256, 256};
   c.periodic = {true, true, true};
   c.tau = 0.6;
-  c.viscosity = (c.tau - 0.5) / 3.0;
+  c.viscosity = viscosityFromTau(c.tau);
   c.initial.taylorGreenU0 = 0.05;
   c.steps = 1000;
   c.output.every = 0;

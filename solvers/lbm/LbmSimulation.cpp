@@ -11,6 +11,7 @@
 
 #include "core/ExitCode.h"
 #include "core/RunOptions.h"
+#include "core/lbm/Relaxation.h"
 #include "kernels/common/DeviceInfo.h"
 #include "kernels/lbm/Collision.h"
 #include "solvers/common/DevicePlanner.h"
@@ -137,7 +138,7 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part) {
     d.collision.force[a] = c.bodyForce[a];
   }
   d.cells = n[0] * n[1] * n[2];
-  d.collision.omega = 1.0 / c.tau;
+  d.collision.omega = omegaFromTau(c.tau);
   d.collision.trt = c.collision == CollisionModel::TRT ? 1 : 0;
   d.collision.omegaMinus = d.collision.trt ? trtOmegaMinus(d.collision.omega, c.trtMagic) : d.collision.omega;
   for (int f = 0; f < 6; ++f) {

@@ -130,3 +130,42 @@ TEST_CASE("info reports the build", "[integration]") {
   CHECK(r.output.find("hopsim") != std::string::npos);
   CHECK(r.output.find("CUDA") != std::string::npos);
 }
+
+TEST_CASE("every command exits by one table: 0 done, 2 bad input (CLI11's errors too), 3 unstable", "[integration]") {
+  const fs::path dir = scratch("exit_codes");
+  CHECK(hopsim("--help").code == 0);
+  CHECK(hopsim("--version").code == 0);
+  // Command-line errors that CLI11 catches (it would exit 105-109 on its own).
+  Result r = hopsim("run --no-such-option " + source("inputs/lbm/poiseuille2d.yaml"));
+  CHECK(r.code == 2);
+  CHECK(r.output.find("--no-such-option") != std::string::npos);
+  CHECK(hopsim("run").code == 2);
+  CHECK(hopsim("frobnicate").code == 2);
+  r = hopsim("run " + source("inputs/lbm/poiseuille2d.yaml") + " --backend foo");
+  CHECK(r.code == 2);
+  CHECK(r.output.find("foo") != std::string::npos);
+  CHECK(hopsim("bench --repeats 0").code == 2);
+
+  // MD has portable kernels only: a request for the Hopper ones is refused, not ignored.
+  r = hopsim("run " + source("inputs/md/lj_liquid.yaml") + " --kernels hopper --set run.steps=1 --output " +
+             (dir / "md_hopper").string());
+  CHECK(r.code == 2);
+  CHECK(r.output.find("not available for MD") != std::string::npos);
+  r = hopsim("bench " + source("inputs/md/lj_liquid.yaml") + " --layouts in-place --steps 1 --repeats 1");
+  CHECK(r.code == 2);
+  CHECK(r.output.find("--layouts") != std::string::npos);
+
+  // A lid-driven cavity at Reynolds number 1.4e5 on 32^2 cells (tau 0.5001) blows up within a few hundred steps:
+  // exit 3, as an unstable MD run.
+  {
+    std::ofstream f(dir / "unstable.yaml");
+    f << "solver: lbm\nlattice: D2Q9\nprecision: double\ndomain: {cells: [32, 32]}\nfluid: {tau: 0.5001}\n"
+         "boundaries:\n  x-: {type: wall}\n  x+: {type: wall}\n  y-: {type: wall}\n"
+         "  y+: {type: moving_wall, velocity: [0.15, 0]}\nrun: {steps: 2000}\n"
+         "output: {every: 0, fields: [density], formats: [hdf5]}\ndevice: {backend: cpu}\n";
+  }
+  r = hopsim("run " + (dir / "unstable.yaml").string() + " --quiet --output " + (dir / "lbm_out").string());
+  INFO(r.output);
+  CHECK(r.code == 3);
+  CHECK(r.output.find("unstable") != std::string::npos);
+}

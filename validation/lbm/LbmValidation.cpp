@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/lbm/Relaxation.h"
 #include "io/LbmCaseParser.h"
 #include "solvers/lbm/LbmSimulation.h"
 
@@ -20,6 +21,7 @@ namespace {
 
 using lbm::LbmCase;
 using lbm::LbmSimulation;
+using lbm::viscosityFromTau;
 
 LbmCase loadCase(const Context& ctx, const std::string& file, const std::vector<std::string>& overrides = {}) {
   const auto doc = io::CaseDocument::load(ctx.dataDir + "/validation/lbm/" + file, overrides);
@@ -71,7 +73,7 @@ double relativeL2(const std::vector<double>& measured, const std::vector<double>
 double poiseuilleError(const Context& ctx, const std::string& file, int H, const std::vector<std::string>& extra) {
   std::vector<std::string> o = extra;
   LbmCase probe = loadCase(ctx, file, o);
-  const double nu = (probe.tau - 0.5) / 3.0;
+  const double nu = viscosityFromTau(probe.tau);
   // The slowest mode decays as exp(-pi^2 nu t / H^2): 4 H^2 / nu leaves ~e^-40 of the start-up transient.
   const long long steps = static_cast<long long>(4.0 * H * H / nu);
   if (probe.dimensions == 2) o.push_back(fmt::format("domain.cells=[1,{}]", H));
@@ -119,7 +121,7 @@ std::vector<Row> couette2d(const Context& ctx) {
   LbmCase c = loadCase(ctx, "couette2d.yaml");
   const int H = static_cast<int>(c.cells[1]);
   const double U = c.faces[3].velocity[0];
-  const double nu = (c.tau - 0.5) / 3.0;
+  const double nu = viscosityFromTau(c.tau);
   LbmSimulation sim(c, c.device.backend, c.device.kernels);
   sim.advance(static_cast<long long>(4.0 * H * H / nu));
   const Fields f = fieldsOf(sim);
@@ -246,7 +248,7 @@ double ductVelocity(double g, double nu, double a, double y, double z) {
 std::vector<Row> duct3d(const Context& ctx) {
   LbmCase c = loadCase(ctx, "duct3d.yaml");
   const int a = static_cast<int>(c.cells[1]);
-  const double nu = (c.tau - 0.5) / 3.0;
+  const double nu = viscosityFromTau(c.tau);
   LbmSimulation sim(c, c.device.backend, c.device.kernels);
   sim.advance(static_cast<long long>(2.0 * a * a / nu));  // slowest mode decays as exp(-2 pi^2 nu t / a^2)
   const Fields f = fieldsOf(sim);

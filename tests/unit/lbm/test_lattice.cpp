@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "CatchCompat.h"
+#include "core/lbm/Relaxation.h"
 #include "kernels/lbm/Collision.h"
 
 using namespace hopsim::lbm;
