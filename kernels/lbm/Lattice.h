@@ -5,6 +5,7 @@
 // device code can use them; in unrolled loops the index is a constant and the lookup folds away.
 #pragma once
 
+#include "core/lbm/LbmTypes.h"
 #include "kernels/common/HostDevice.h"
 
 namespace hopsim::lbm {
@@ -15,6 +16,7 @@ struct D2Q9 {
   static constexpr int D = 2;
   static constexpr int Q = 9;
   static constexpr const char* name = "D2Q9";
+  static constexpr LatticeKind kind = LatticeKind::D2Q9;
   HOPSIM_HD static constexpr int c(int i, int axis) {
     constexpr int t[9][3] = {{0, 0, 0},  {1, 0, 0},  {-1, 0, 0}, {0, 1, 0},  {0, -1, 0},
                              {1, 1, 0},  {-1, -1, 0}, {1, -1, 0}, {-1, 1, 0}};
@@ -30,6 +32,7 @@ struct D3Q19 {
   static constexpr int D = 3;
   static constexpr int Q = 19;
   static constexpr const char* name = "D3Q19";
+  static constexpr LatticeKind kind = LatticeKind::D3Q19;
   HOPSIM_HD static constexpr int c(int i, int axis) {
     constexpr int t[19][3] = {{0, 0, 0},  {1, 0, 0},   {-1, 0, 0}, {0, 1, 0},  {0, -1, 0}, {0, 0, 1},  {0, 0, -1},
                               {1, 1, 0},  {-1, -1, 0}, {1, 0, 1},  {-1, 0, -1}, {0, 1, 1}, {0, -1, -1}, {1, -1, 0},
@@ -46,6 +49,7 @@ struct D3Q27 {
   static constexpr int D = 3;
   static constexpr int Q = 27;
   static constexpr const char* name = "D3Q27";
+  static constexpr LatticeKind kind = LatticeKind::D3Q27;
   HOPSIM_HD static constexpr int c(int i, int axis) {
     constexpr int t[27][3] = {{0, 0, 0},   {1, 0, 0},   {-1, 0, 0},  {0, 1, 0},   {0, -1, 0},  {0, 0, 1},
                               {0, 0, -1},  {1, 1, 0},   {-1, -1, 0}, {1, 0, 1},   {-1, 0, -1}, {0, 1, 1},

@@ -78,6 +78,7 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   if (!hopperKernelsBuilt(s.lattice, s.precision)) {
     k.note += fmt::format("; portable bulk update: no Hopper kernel is built for {} {}", toString(s.lattice),
                           toString(s.precision));
+    k.halfPairs = false;  // one cell per thread, as the Hopper kernels' fallback has always run
     return;
   }
   // The temporal kernel where it can run and is not switched off, the cluster kernel elsewhere.

@@ -1,5 +1,8 @@
-// The portable CUDA LBM backend (sm_80 and newer) for one lattice and one storage type: device state, launches
-// through captured CUDA graphs, device-side reductions, fields into pinned host memory on request.
+// The CUDA LBM backend (sm_80 and newer) for one lattice and one storage type: device state, cell classes and the
+// list of boundary cells, launches through captured CUDA graphs, halo exchange of decomposed boxes, device-side
+// reductions, fields into pinned host memory on request. The bulk update is the strategy the plan names
+// (BulkStep.cuh: portable, Hopper cluster or Hopper temporal); boundary cells always go through the portable
+// boundary kernel after it, so every lattice and boundary type works with each.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -8,15 +11,21 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/DevicePlan.h"
 #include "kernels/common/DeviceBuffer.cuh"
+#include "kernels/lbm/cuda/BulkStep.cuh"
 #include "kernels/lbm/cuda/CudaLbmCommon.cuh"
 #include "kernels/lbm/cuda/CudaLbmFactory.h"
 #include "kernels/lbm/cuda/HaloKernels.cuh"
 #include "kernels/lbm/cuda/LbmKernels.cuh"
+#include "kernels/lbm/cuda/PortableBulk.cuh"
+#include "kernels/lbm/hopper/HopperBulk.cuh"
+#include "kernels/lbm/hopper/HopperSupport.h"
 
 namespace hopsim::lbm {
 
@@ -26,12 +35,16 @@ class CudaLbm final : public LbmBackend {
   using T = typename Store::Arith;
 
  public:
-  CudaLbm(const LbmSetup& s, const CudaLbmOptions& o)
-      : p_(convertDomain<T>(s.domain)), options_(o), obstacles_(s.obstacles),
-        inPlace_(o.layout == StreamingLayout::InPlace), haloAll_(s.haloAllPopulations), deviceScope_(o.device) {
+  // The plan is the planner's (solvers/lbm/LbmKernelPlanner.h): it has checked that the bulk update it names can run
+  // this case on this GPU; the backend measures only what the device must tell (occupancy, TMA's verdict).
+  CudaLbm(const LbmSetup& s, const DevicePlan& plan)
+      : p_(convertDomain<T>(s.domain)), plan_(plan.lbm),
+        name_(plan.kernels == KernelVariant::Hopper ? "cuda/hopper" : "cuda/portable"), obstacles_(s.obstacles),
+        inPlace_(plan.lbm.layout == StreamingLayout::InPlace), haloAll_(s.haloAllPopulations),
+        deviceScope_(plan.gpu) {
     if (inPlace_ && p_.hasGhosts())
       throw std::logic_error("a decomposed domain needs the two-lattice layout (halo planes of one current array)");
-    selectDevice();
+    selectDevice(plan.gpu);
     const long long n = p_.cells;
     wide_ = static_cast<unsigned long long>(L::Q) * static_cast<unsigned long long>(n) > 0xFFFFFFFFull;
     configureLaunch();
@@ -46,6 +59,8 @@ class CudaLbm final : public LbmBackend {
     partials_ = DeviceBuffer<double>(kObservables * blocks());
     result_ = DeviceBuffer<double>(kObservables);
     hostResult_ = PinnedBuffer<double>(std::max<std::size_t>(kObservables, 3 * std::max(1, obstacles_)));
+    target_ = {p_, {f_[0].get(), f_[1].get()}, inPlace_, wide_, false, grid_, block_, device_.name,
+               device_.multiProcessorCount};
 
     // Zeroed so that slots no step ever writes (solid cells) hold defined values.
     f_[0].zero(stream_.get());
@@ -57,18 +72,23 @@ class CudaLbm final : public LbmBackend {
     if (p_.hasGhosts()) excludeGhosts(s);
     listBoundaryCells();
     initialise(s);
+    bulk_ = makeBulk();
+    if (plan_.graphSteps < 2 || plan_.graphSteps % (2 * bulk_->stepsPerLaunch()))
+      throw std::logic_error("graphs of " + std::to_string(plan_.graphSteps) + " steps: the planner makes them an "
+                             "even number of launches");
     stream_.synchronize();
   }
 
-  std::string name() const override { return "cuda/portable"; }
+  std::string name() const override { return name_; }
 
   std::string description() const override {
     char buf[512];
-    std::snprintf(buf, sizeof buf, "cuda/portable on %s (cc %d.%d, %d SMs), %s %s, %s, %s indices, block %dx%d, %lld boundary cells, graphs of %d steps%s",
-                  device_.name, device_.major, device_.minor, device_.multiProcessorCount, L::name, storageName(),
-                  inPlace_ ? "in-place (AA pattern)" : "two lattices", wide_ ? "64-bit" : "32-bit", block_.x,
-                  block_.y, boundaryCount_, options_.graphSteps, options_.note.c_str());
-    std::string out = buf;
+    std::snprintf(buf, sizeof buf, "%s on %s (cc %d.%d, %d SMs), %s %s, %s, %s indices, block %dx%d, bulk: ",
+                  name_.c_str(), device_.name, device_.major, device_.minor, device_.multiProcessorCount, L::name,
+                  storageName(), inPlace_ ? "in-place (AA pattern)" : "two lattices", wide_ ? "64-bit" : "32-bit",
+                  block_.x, block_.y);
+    std::string out = buf + bulk_->description() + ", " + std::to_string(boundaryCount_) +
+                      " boundary cells, graphs of " + std::to_string(plan_.graphSteps) + " steps" + plan_.note;
     if (p_.hasGhosts())
       out += "; decomposed: ghost layers on " + std::to_string(p_.ghost[0] + p_.ghost[1] + p_.ghost[2] + p_.ghost[3] +
                                                                 p_.ghost[4] + p_.ghost[5]) +
@@ -166,15 +186,10 @@ class CudaLbm final : public LbmBackend {
     } else {
       joinStreams();
     }
-    if (wide_) {
-      launchShell<unsigned long long>(parity_, forces);
-      shellDone_.record(haloStream_.get());
-      launchPart<unsigned long long>(stream_.get(), parity_, forces, interior_);
-    } else {
-      launchShell<unsigned>(parity_, forces);
-      shellDone_.record(haloStream_.get());
-      launchPart<unsigned>(stream_.get(), parity_, forces, interior_);
-    }
+    if (wide_) launchShell<unsigned long long>(parity_, forces);
+    else launchShell<unsigned>(parity_, forces);
+    shellDone_.record(haloStream_.get());
+    launchPart(stream_.get(), parity_, forces, interior_);
     parity_ ^= 1;
     shellPending_ = true;
   }
@@ -319,8 +334,8 @@ class CudaLbm final : public LbmBackend {
   // The flags the reductions read: ghost cells count as solid.
   const std::uint8_t* ownedFlags() const { return owned_.size() ? owned_.get() : flags_.get(); }
 
-  void selectDevice() {
-    device_ = selectCudaDevice(options_.device);
+  void selectDevice(int gpu) {
+    device_ = selectCudaDevice(gpu);
     if (device_.major < 8)
       throw std::runtime_error(std::string("the CUDA LBM backend needs compute capability 8.0 or newer (A100 and "
                                            "later); ") + device_.name + " is " + std::to_string(device_.major) + "." +
@@ -328,8 +343,9 @@ class CudaLbm final : public LbmBackend {
   }
 
   void configureLaunch() {
-    int threads = options_.blockThreads;
-    if (threads != 64 && threads != 128 && threads != 256) threads = 256;
+    const int threads = plan_.blockThreads;
+    if (threads != 64 && threads != 128 && threads != 256)
+      throw std::logic_error("blocks of " + std::to_string(threads) + " threads: the planner allows 64, 128 or 256");
     int bx = 32;
     while (bx < threads && bx < p_.n[0]) bx *= 2;  // powers of two: the block reductions need them
     block_ = dim3(bx, threads / bx, 1);
@@ -338,10 +354,23 @@ class CudaLbm final : public LbmBackend {
       throw std::runtime_error("domain too tall for the CUDA launch grid: at most 65535 blocks along y (" +
                                std::to_string(65535LL * block_.y) + " cells) and 65535 cells along z");
     grid_ = dim3((p_.n[0] + bx - 1) / bx, static_cast<unsigned>(gy), p_.n[2]);
-    if (options_.graphSteps < 2) options_.graphSteps = 2;
-    options_.graphSteps += options_.graphSteps & 1;  // even: a graph starts and ends on the same parity
-    if constexpr (sizeof(S) == 2)  // which bulk kernel (HalfPairKernel.cuh); checks HOPSIM_LBM_HALF_PAIRS
-      if (!inPlace_) options_.note += options_.halfPairs ? "; bulk: 2 cells/thread" : "; bulk: 1 cell/thread";
+  }
+
+  // The bulk update the plan names. The Hopper ones are compiled only for the lattices and storage types of
+  // HopperSupport.h, for which alone the planner names them.
+  std::unique_ptr<BulkStep<L, S>> makeBulk() const {
+    constexpr bool hopperBuilt = hopperKernelsBuilt(L::kind, Store::precision);
+    switch (plan_.bulk) {
+      case BulkUpdate::Portable: return std::make_unique<PortableBulk<L, S>>(target_, plan_.halfPairs);
+      case BulkUpdate::HopperCluster:
+        if constexpr (hopperBuilt) return hopper::makeClusterBulk<L, S>(target_, plan_);
+        break;
+      case BulkUpdate::HopperTemporal:
+        if constexpr (hopperBuilt) return hopper::makeTemporalBulk<L, S>(target_, plan_);
+        break;
+    }
+    throw std::logic_error(std::string("bulk update ") + toString(plan_.bulk) + " planned for " + L::name + " " +
+                           storageName() + ", for which no such kernel is built");
   }
 
   long long blocks() const { return static_cast<long long>(grid_.x) * grid_.y * grid_.z; }
@@ -398,6 +427,7 @@ class CudaLbm final : public LbmBackend {
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(cls.data(), cls_.get(), cls.size(), cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
     const std::vector<BoundaryCell> list = boundaryCellsOf(cls, p_.n);
+    target_.everyCellBulk = std::all_of(cls.begin(), cls.end(), [](std::uint8_t c) { return c == kCellBulk; });
     boundaryCount_ = static_cast<long long>(list.size());
     boundary_ = uploadList(list, stream_.get());
     if (p_.hasGhosts()) splitShell(cls, list);
@@ -437,7 +467,7 @@ class CudaLbm final : public LbmBackend {
   // The shell's bulk cells, region by region, then its boundary cells, all on the (high-priority) halo stream.
   template <class Index>
   void launchShell(int parity, double* forces) {
-    withAccess<Index>(parity, [&](const auto access) {
+    target_.template withAccess<Index>(parity, [&](const auto access) {
       for (const CellRegion& r : shellRegions_) {
         const auto blocks = static_cast<unsigned>((r.cells() + kMaxBlockThreads - 1) / kMaxBlockThreads);
         withForcing(p_, [&]<bool Forced>() {
@@ -447,21 +477,12 @@ class CudaLbm final : public LbmBackend {
         });
       }
     });
-    launchPart<Index>(haloStream_.get(), parity, forces, StepPart{nullptr, shell_.list, shell_.count});
+    launchPart(haloStream_.get(), parity, forces, StepPart{nullptr, shell_.list, shell_.count});
   }
 
   void initialise(const LbmSetup& s) {
     initialiseEquilibrium<L>(p_, s, grid_, block_, wide_, stream_,
                              [&]<class Index>(Index) { return state<Index>(0); });
-  }
-
-  // The access of one step (which arrays, which AA parity) for index type Index.
-  template <class Index, class Fn>
-  void withAccess(int parity, Fn&& fn) const {
-    const Index n = static_cast<Index>(p_.cells);
-    if (!inPlace_) fn(TwoLatticeStep<L, S, Index>{f_[parity].get(), f_[parity ^ 1].get(), n});
-    else if (parity == 0) fn(InPlaceStep<L, S, Index, 0>{f_[0].get(), n});
-    else fn(InPlaceStep<L, S, Index, 1>{f_[0].get(), n});
   }
 
   // Which cells one launch of a step updates: a class array (kCellSkip elsewhere) and a boundary list.
@@ -471,56 +492,53 @@ class CudaLbm final : public LbmBackend {
     long long count = 0;
   };
 
-  // One step: the bulk kernel over the box, then the boundary kernel over its list. Both only touch slots of their
+  // One step: the bulk update over the box, then the boundary kernel over its list. Both only touch slots of their
   // own cells (in place) or write their own cells (two lattices), so their order does not matter.
-  template <class Index>
-  void launchStep(cudaStream_t st, int parity, double* forces) const {
-    launchPart<Index>(st, parity, forces, StepPart{cls_.get(), boundary_.get(), boundaryCount_});
+  void enqueueStep(cudaStream_t st, int parity, double* forces) const {
+    launchPart(st, parity, forces, StepPart{cls_.get(), boundary_.get(), boundaryCount_});
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
   // A part without a class array has no bulk launch (the shell's bulk cells go by region).
-  template <class Index>
   void launchPart(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
-    if (part.cls)
-      withAccess<Index>(parity, [&](const auto access) {
-        if (launchBulkPairs<L>(st, p_, part.cls, access, block_, options_.halfPairs)) return;  // FP16, two lattices
-        withForcing(p_, [&]<bool Forced>() {
-          bulkStepKernel<L, Index, Forced><<<grid_, block_, 0, st>>>(p_, part.cls, access);
-          HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
-        });
-      });
+    if (part.cls) bulk_->enqueue(st, parity, part.cls, 1);
     if (!part.count) return;
     const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces};
     const auto blocksNeeded = static_cast<unsigned>((part.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
-    withAccess<unsigned long long>(parity, [&](const auto access) {
+    target_.template withAccess<unsigned long long>(parity, [&](const auto access) {
       boundaryStepKernel<L><<<blocksNeeded, kBoundaryBlockThreads, 0, st>>>(args, access);
       HOPSIM_CUDA_CHECK_LAUNCH("boundaryStepKernel");
     });
   }
 
-  void enqueueStep(cudaStream_t st, int parity, double* forces) const {
-    if (wide_) launchStep<unsigned long long>(st, parity, forces);
-    else launchStep<unsigned>(st, parity, forces);
+  // `steps` steps without forces from the state of `parity` in one launch: one step, or the bulk update's
+  // stepsPerLaunch() where every cell is bulk (no boundary cells).
+  void enqueueLaunch(cudaStream_t st, int parity, int steps) const {
+    if (steps == 1) enqueueStep(st, parity, nullptr);
+    else bulk_->enqueue(st, parity, cls_.get(), steps);
   }
 
-  // Steps without forces: whole graphs of graphSteps steps, then single launches for the rest.
+  // Steps without forces: whole graphs of graphSteps steps (an even number of launches of k steps, so that a graph
+  // leaves the current array where it found it), then launches of k steps, then single steps.
   void runPlain(long long steps) {
-    const int chunk = options_.graphSteps;
+    const int chunk = plan_.graphSteps;
+    const int k = bulk_->stepsPerLaunch();
     while (steps >= chunk) {
       CudaGraph& g = graphs_[parity_];
       if (!g) {
         const int start = parity_;
         g = CudaGraph::capture(stream_.get(), [&](cudaStream_t st) {
-          for (int k = 0; k < chunk; ++k) enqueueStep(st, start ^ (k & 1), nullptr);
+          for (int i = 0; i < chunk / k; ++i) enqueueLaunch(st, start ^ (i & 1), k);
         });
       }
       g.launch(stream_.get());
       steps -= chunk;
     }
-    for (; steps > 0; --steps) {
-      enqueueStep(stream_.get(), parity_, nullptr);
+    while (steps > 0) {
+      const int n = steps >= k ? k : 1;
+      enqueueLaunch(stream_.get(), parity_, n);
       parity_ ^= 1;
+      steps -= n;
     }
   }
 
@@ -539,7 +557,8 @@ class CudaLbm final : public LbmBackend {
   }
 
   DomainParams<T> p_;
-  CudaLbmOptions options_;
+  KernelPlan plan_;
+  std::string name_;  // cuda/hopper where the plan asked for the Hopper kernels, whichever bulk update they settled on
   int obstacles_;
   bool inPlace_;
   bool haloAll_;
@@ -565,17 +584,19 @@ class CudaLbm final : public LbmBackend {
   long long boundaryCount_ = 0;
   PinnedBuffer<double> hostResult_;
   PinnedBuffer<T> rhoHost_, uHost_;
+  BulkTarget<L, S> target_;  // p_, f_ and the launch shape, as the bulk update and withAccess() see them
+  std::unique_ptr<BulkStep<L, S>> bulk_;
   CudaGraph graphs_[2];
-  int parity_ = 0;  // steps done mod 2: which array is current (two lattices) or the AA state (in place)
+  int parity_ = 0;  // launches done mod 2: which array is current (two lattices) or the AA state (in place)
 };
 
 // Builds the backend for one lattice in the storage the setup asks for.
 template <class L>
-std::unique_ptr<LbmBackend> makeCudaLbmFor(const LbmSetup& s, const CudaLbmOptions& o) {
+std::unique_ptr<LbmBackend> makeCudaLbmFor(const LbmSetup& s, const DevicePlan& plan) {
   switch (s.precision) {
-    case Precision::Single: return std::make_unique<CudaLbm<L, float>>(s, o);
-    case Precision::Double: return std::make_unique<CudaLbm<L, double>>(s, o);
-    case Precision::Half: return std::make_unique<CudaLbm<L, __half>>(s, o);
+    case Precision::Single: return std::make_unique<CudaLbm<L, float>>(s, plan);
+    case Precision::Double: return std::make_unique<CudaLbm<L, double>>(s, plan);
+    case Precision::Half: return std::make_unique<CudaLbm<L, __half>>(s, plan);
   }
   throw std::logic_error("unknown precision");
 }

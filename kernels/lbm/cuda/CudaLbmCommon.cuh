@@ -1,7 +1,6 @@
-// What the portable (CudaLbm.cuh) and the Hopper (hopper/HopperLbm.cuh) CUDA LBM backends do the same way: choose
-// the device, list the boundary cells, write the initial equilibrium, finish the observables' reduction and read
-// back the obstacle forces. Internal linkage (static), like finishObservablesKernel, which every lattice's
-// translation unit compiles for itself.
+// Host-side steps of the CUDA LBM backend (CudaLbm.cuh) that need no backend state: choose the device, list the
+// boundary cells, write the initial equilibrium, finish the observables' reduction and read back the obstacle forces.
+// Internal linkage (static), like finishObservablesKernel, which every lattice's translation unit compiles for itself.
 #pragma once
 
 #include <cuda_runtime.h>

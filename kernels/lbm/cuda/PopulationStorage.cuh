@@ -4,6 +4,7 @@
 
 #include <cuda_fp16.h>
 
+#include "core/lbm/LbmTypes.h"
 #include "kernels/common/HostDevice.h"
 
 namespace hopsim::lbm {
@@ -12,6 +13,7 @@ namespace hopsim::lbm {
 template <class S>
 struct PopulationStorage {
   using Arith = S;
+  static constexpr Precision precision = sizeof(S) == 4 ? Precision::Single : Precision::Double;
   HOPSIM_HD static Arith read(const S* p) { return *p; }
   HOPSIM_HD static void write(S* p, Arith v) { *p = v; }
 };
@@ -22,6 +24,7 @@ struct PopulationStorage {
 template <>
 struct PopulationStorage<__half> {
   using Arith = float;
+  static constexpr Precision precision = Precision::Half;
   static constexpr float kScale = 4096.0f;
   static constexpr float kInvScale = 1.0f / 4096.0f;
   // decode/encode: the one conversion each way, shared by read/write and the two-cells-per-thread bulk kernel

@@ -46,6 +46,7 @@
 
 #include "kernels/lbm/cuda/LbmKernels.cuh"
 #include "kernels/lbm/hopper/ClusterGeometry.h"
+#include "kernels/lbm/hopper/HopperSupport.h"
 
 namespace hopsim::lbm::hopper {
 
@@ -60,10 +61,10 @@ constexpr std::size_t clusterSmemBytes() {
   return tileBytes<L, S>() + kTileAlign;  // slack to align the tile by hand
 }
 
-// The lattices and storage types the cluster kernel is built for; the others run the portable bulk kernel.
+// The lattices and storage types the cluster kernel is built for (HopperSupport.h, which the planner asks).
 template <class L, class S>
 constexpr bool clusterKernelBuilt() {
-  return (L::Q == 9 || L::Q == 19) && sizeof(S) <= 4;
+  return hopperKernelsBuilt(L::kind, PopulationStorage<S>::precision);
 }
 
 // PTX of the bulk tensor copy and its mbarrier (sm_90). Bodies are compiled for sm_90 and newer only.

@@ -39,6 +39,7 @@
 #include <cstddef>
 
 #include "kernels/lbm/cuda/LbmKernels.cuh"
+#include "kernels/lbm/hopper/HopperSupport.h"
 
 namespace hopsim::lbm::hopper {
 
@@ -100,10 +101,11 @@ struct MarchTile {
   static_assert(smemBytes <= 227 * 1024, "the intermediate levels do not fit in shared memory");
 };
 
-// The kernels the temporal path is built for: D2Q9 and D3Q19, FP32 and FP16 storage, K = 1, 2, 4.
+// The lattices and storage types the temporal kernel is built for (HopperSupport.h, which the planner asks), at
+// K = 1, 2, 4.
 template <class L, class S>
 constexpr bool temporalKernelBuilt() {
-  return (L::Q == 9 || L::Q == 19) && sizeof(S) <= 4;
+  return hopperKernelsBuilt(L::kind, PopulationStorage<S>::precision);
 }
 
 HOPSIM_HD int wrapIndex(int v, int n) {

@@ -1,0 +1,57 @@
+// The bulk update of the CUDA LBM backend as a strategy (core/DevicePlan.h, BulkUpdate): the backend (CudaLbm.cuh)
+// owns the state, boundaries, graphs and observables and hands each step's bulk cells to the BulkStep it was given.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kernels/lbm/cuda/LbmKernels.cuh"
+
+namespace hopsim::lbm {
+
+// What a bulk update works on, set up by the backend once its arrays exist: the domain, the population arrays, the
+// portable launch shape and the device. Nothing here changes after construction.
+template <class L, class S>
+struct BulkTarget {
+  using T = typename PopulationStorage<S>::Arith;
+  DomainParams<T> p;
+  S* f[2] = {nullptr, nullptr};  // f[1] is null in place (one array, the AA pattern)
+  bool inPlace = false;
+  bool wide = false;             // 64-bit population indices
+  bool everyCellBulk = false;    // periodic on every axis, no solid cell, no ghost layer
+  dim3 grid, block;              // one thread per cell, blocks of `block`
+  std::string deviceName;
+  int multiProcessors = 0;
+
+  // The access of one step from the state of `parity`, for index type Index: f[parity] to f[parity ^ 1] with two
+  // lattices, the AA state `parity` of f[0] in place.
+  template <class Index, class Fn>
+  void withAccess(int parity, Fn&& fn) const {
+    const Index n = static_cast<Index>(p.cells);
+    if (!inPlace) fn(TwoLatticeStep<L, S, Index>{f[parity], f[parity ^ 1], n});
+    else if (parity == 0) fn(InPlaceStep<L, S, Index, 0>{f[0], n});
+    else fn(InPlaceStep<L, S, Index, 1>{f[0], n});
+  }
+};
+
+// The bulk cells of a step (class kCellBulk); the backend's boundary kernel does the others after it.
+template <class L, class S>
+class BulkStep {
+ public:
+  virtual ~BulkStep() = default;
+
+  // `steps` steps (1, or stepsPerLaunch()) from the state of `parity` into the next, on `stream`: the cells of class
+  // kCellBulk in `cls` (kCellSkip elsewhere; the whole box's classes, or the interior's of a decomposed box).
+  // Launches of more than one step are only made where every cell is bulk.
+  virtual void enqueue(cudaStream_t stream, int parity, const std::uint8_t* cls, int steps) const = 0;
+
+  // Steps per launch where every cell is bulk: graphs hold an even number of such launches.
+  virtual int stepsPerLaunch() const { return 1; }
+
+  // For description(): which kernel, in what shape.
+  virtual std::string description() const = 0;
+};
+
+}  // namespace hopsim::lbm

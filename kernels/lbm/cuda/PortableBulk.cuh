@@ -1,0 +1,45 @@
+// The portable bulk update (every GPU from sm_80): one cell per thread, or two per thread for FP16 storage with two
+// lattices where the plan asks for pairs (HalfPairKernel.cuh); both layouts.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "kernels/lbm/cuda/BulkStep.cuh"
+
+namespace hopsim::lbm {
+
+template <class L, class S>
+class PortableBulk final : public BulkStep<L, S> {
+ public:
+  // `halfPairs`: the plan's KernelPlan::halfPairs; it only changes FP16 storage with two lattices.
+  PortableBulk(const BulkTarget<L, S>& target, bool halfPairs)
+      : t_(target), pairs_(halfPairs && sizeof(S) == 2 && !target.inPlace) {}
+
+  void enqueue(cudaStream_t st, int parity, const std::uint8_t* cls, int steps) const override {
+    if (steps != 1) throw std::logic_error("the portable bulk update makes one step per launch");
+    if (t_.wide) launch<unsigned long long>(st, parity, cls);
+    else launch<unsigned>(st, parity, cls);
+  }
+
+  std::string description() const override {
+    return pairs_ ? "2 cells/thread (portable bulk kernel)" : "1 cell/thread (portable bulk kernel)";
+  }
+
+ private:
+  template <class Index>
+  void launch(cudaStream_t st, int parity, const std::uint8_t* cls) const {
+    t_.template withAccess<Index>(parity, [&](const auto access) {
+      if (launchBulkPairs<L>(st, t_.p, cls, access, t_.block, pairs_)) return;  // FP16, two lattices
+      withForcing(t_.p, [&]<bool Forced>() {
+        bulkStepKernel<L, Index, Forced><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access);
+        HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
+      });
+    });
+  }
+
+  BulkTarget<L, S> t_;
+  bool pairs_;
+};
+
+}  // namespace hopsim::lbm

@@ -1,0 +1,178 @@
+// The Hopper temporal bulk update (BulkUpdate::HopperTemporal) on the host: k steps per launch of TemporalStep.cuh's
+// kernel on boxes whose every cell is bulk, the segment length along the march axis from occupancy, and single
+// steps (k = 1) for the remainders. Its results equal k portable steps to round-off.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/DevicePlan.h"
+#include "kernels/lbm/cuda/BulkStep.cuh"
+#include "kernels/lbm/hopper/HopperBulk.cuh"
+#include "kernels/lbm/hopper/TemporalStep.cuh"
+
+namespace hopsim::lbm::hopper {
+
+template <class L, class S>
+class TemporalBulk final : public BulkStep<L, S> {
+  static_assert(temporalKernelBuilt<L, S>(), "no temporal kernel is built for this lattice and storage type");
+
+ public:
+  // plan.stepsPerLaunch (1, 2 or 4) and plan.temporalCluster (4 or 8 only for 3-D lattices at 2 steps), settled
+  // and checked against the case by the planner.
+  TemporalBulk(const BulkTarget<L, S>& target, const KernelPlan& plan)
+      : t_(target), steps_(plan.stepsPerLaunch),
+        cluster_(L::D == 3 && plan.stepsPerLaunch == 2 ? plan.temporalCluster : 1) {
+    if (t_.inPlace || t_.wide || t_.p.hasGhosts() || !t_.everyCellBulk)
+      throw std::logic_error("the temporal kernel runs two lattices, 32-bit indices and every cell bulk on an "
+                             "undivided box (the planner's job)");
+    if (steps_ != 1 && steps_ != 2 && steps_ != 4)
+      throw std::logic_error("temporal kernel: " + std::to_string(steps_) + " steps per launch");
+    if (plan.temporalCluster > 1 && cluster_ == 1)
+      throw std::logic_error("temporal kernel: clusters only for the 3-D lattices at 2 steps per launch");
+    if (steps_ == 1) planLaunch<1, 1>();
+    if (steps_ == 4) planLaunch<4, 1>();
+    if (steps_ == 2) {
+      if constexpr (L::D == 3) {
+        if (cluster_ == 4) planLaunch<2, 4>();
+        if (cluster_ == 8) planLaunch<2, 8>();
+      }
+      if (cluster_ == 1) planLaunch<2, 1>();
+    }
+    if (steps_ != 1) planLaunch<1, 1>(/*describe=*/false);  // the remainder steps
+    if (description_.empty())
+      throw std::logic_error("temporal kernel: no launch of 2 steps in clusters of " + std::to_string(cluster_));
+  }
+
+  // k steps from f[parity] into f[parity ^ 1] (every cell is bulk: `cls` is not read).
+  void enqueue(cudaStream_t st, int parity, const std::uint8_t*, int k) const override {
+    if (k == 1) return launch<1, 1>(st, parity);
+    if (k == 4 && steps_ == 4) return launch<4, 1>(st, parity);
+    if (k == 2 && steps_ == 2) {
+      if constexpr (L::D == 3) {
+        if (cluster_ == 4) return launch<2, 4>(st, parity);
+        if (cluster_ == 8) return launch<2, 8>(st, parity);
+      }
+      return launch<2, 1>(st, parity);
+    }
+    throw std::logic_error("temporal kernel: no launch of " + std::to_string(k) + " steps");
+  }
+
+  int stepsPerLaunch() const override { return steps_; }
+
+  std::string description() const override { return description_; }
+
+ private:
+  template <int K, int Cy, bool Forced>
+  static auto kernel() {
+    return &temporalStepKernel<L, S, K, Cy, Forced>;
+  }
+
+  template <int K, int Cy>
+  static cudaLaunchConfig_t launchConfig(dim3 grid, cudaStream_t st, cudaLaunchAttribute& attr) {
+    using G = MarchTile<L, K, S, Cy>;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(G::cells, 1, 1);
+    cfg.dynamicSmemBytes = G::smemBytes;
+    cfg.stream = st;
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = 1;
+    attr.val.clusterDim.y = Cy;
+    attr.val.clusterDim.z = 1;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    return cfg;
+  }
+
+  // The launch of the K-step kernel: every instantiation allowed its shared memory, the segment length along the
+  // march axis chosen for the fewest plane-iterations per SM (waves of resident tiles x planes per tile, the K - 1
+  // planes of lead-in and lead-out on each side counted).
+  template <int K, int Cy>
+  void planLaunch(bool describe = true) {
+    using G = MarchTile<L, K, S, Cy>;
+    for (const auto k : {kernel<K, Cy, false>(), kernel<K, Cy, true>()})
+      HOPSIM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(G::smemBytes)));
+    const auto& p = t_.p;
+    const int a = L::D - 1;
+    const unsigned tilesX = static_cast<unsigned>((p.n[0] + G::outX - 1) / G::outX);
+    const unsigned tilesY = L::D == 3 ? static_cast<unsigned>((p.n[1] + G::outY - 1) / G::outY) : 1;
+    // Resident tiles: blocks per SM x SMs, or clusters of Cy blocks (cudaOccupancyMaxActiveClusters).
+    int perSm = 0, resident = 0;
+    const bool forced = hasBodyForce(p.collision);
+    const auto k = forced ? kernel<K, Cy, true>() : kernel<K, Cy, false>();
+    HOPSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, k, G::cells, G::smemBytes));
+    if constexpr (Cy > 1) {
+      cudaLaunchAttribute attr{};
+      const cudaLaunchConfig_t cfg = launchConfig<K, Cy>(dim3(tilesX, tilesY * Cy, 1), nullptr, attr);
+      HOPSIM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, k, &cfg));
+    } else {
+      resident = perSm * t_.multiProcessors;
+    }
+    if (resident < 1) throw std::runtime_error("the temporal LBM kernel does not fit on " + t_.deviceName);
+    const long long tiles = static_cast<long long>(tilesX) * tilesY;
+    const int planes = p.n[a];
+    int best = planes;
+    double bestCost = 0;
+    for (int m = std::min(planes, 4 * K); m <= planes; ++m) {
+      const long long segments = (planes + m - 1) / m;
+      const long long waves = (tiles * segments + resident - 1) / resident;
+      const double cost = static_cast<double>(waves) * (m + 2 * (K - 1));
+      if (bestCost == 0 || cost < bestCost) best = m, bestCost = cost;
+    }
+    const unsigned segments = static_cast<unsigned>((planes + best - 1) / best);
+    const dim3 grid(tilesX, L::D == 3 ? tilesY * Cy : segments, L::D == 3 ? segments : 1);
+    if (grid.y > 65535 || grid.z > 65535) throw std::runtime_error("domain too large for the temporal LBM kernel grid");
+    march_[K == 4 ? 2 : K - 1] = {grid, best};
+    if (!describe) return;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "temporal blocking, %d step%s per launch (every cell bulk): columns of %dx%d cells marching along %c "
+                  "(%dx%d stored per column), %s, segments of %d planes, %d blocks per SM, %zu KB shared memory per "
+                  "block",
+                  K, K > 1 ? "s" : "", G::x, G::rows, "xyz"[a], G::outX, G::outY,
+                  Cy > 1 ? ("clusters of " + std::to_string(Cy) + " blocks of " + std::to_string(G::x) + "x" +
+                            std::to_string(G::y) + " cells sharing levels over DSMEM").c_str()
+                         : "one block per column",
+                  best, perSm, G::smemBytes / 1024);
+    description_ = buf;
+  }
+
+  template <int K, int Cy>
+  void launch(cudaStream_t st, int parity) const {
+    const March& m = march_[K == 4 ? 2 : K - 1];
+    const S* src = t_.f[parity];
+    S* dst = t_.f[parity ^ 1];
+    withForcing(t_.p, [&]<bool Forced>() {
+      cudaLaunchAttribute attr{};
+      const cudaLaunchConfig_t cfg = launchConfig<K, Cy>(m.grid, st, attr);
+      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel<K, Cy, Forced>(), t_.p, src, dst, m.segment));
+      HOPSIM_CUDA_CHECK_LAUNCH("temporalStepKernel");
+    });
+  }
+
+  struct March {
+    dim3 grid{1, 1, 1};
+    int segment = 1;
+  };
+
+  BulkTarget<L, S> t_;
+  int steps_;            // steps per launch
+  int cluster_;          // blocks per cluster of the 2-step 3-D kernel (1: no cluster)
+  March march_[3];       // launches for K = 1, 2, 4
+  std::string description_;
+};
+
+// Instantiated for the backend by TemporalBulkD2Q9.cu and TemporalBulkD3Q19.cu.
+template <class L, class S>
+std::unique_ptr<BulkStep<L, S>> makeTemporalBulk(const BulkTarget<L, S>& target, const KernelPlan& plan) {
+  return std::make_unique<TemporalBulk<L, S>>(target, plan);
+}
+
+}  // namespace hopsim::lbm::hopper
