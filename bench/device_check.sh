@@ -44,30 +44,34 @@ if [ -n "${OLD:-}" ]; then
 fi
 OB="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} /tmp/old/prebuilt/hopsim bench"
 for step in "$@"; do case $step in
-arch)
-  # An architecture change: every GPU test and the sanitizers on the new build, then the benchmark cases of the
-  # old (OLD) and new builds in alternation, twice each, in this one call (the figures must agree within 2%).
-  run arch_gpu_tests 240 $T "[gpu]"
+archtests)
+  # An architecture change, part 1: every GPU test of the new build.
+  run arch_gpu_tests 300 $T "[gpu]" ;;
+archmpi)
+  # Part 2: the decomposed GPU tests on 2 and 4 ranks sharing the GPU, and the sanitizers.
   run arch_mpi_gpu_2 150 $M -n 2 build/tests/hopsim_mpi_tests "[gpu]"
   run arch_mpi_gpu_4 150 $M -n 4 build/tests/hopsim_mpi_tests "[gpu]"
   run arch_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize],[hopper-sanitize]"
   run arch_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]"
   run arch_memcheck_mpi2 90 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 \
-    build/tests/hopsim_mpi_tests "[gpu]"
+    build/tests/hopsim_mpi_tests "decomposed LBM on the GPU*" ;;
+archbench)
+  # Part 3: the benchmark cases of the old (OLD) and new builds in alternation, twice each, in this one call (the
+  # figures must agree within 2%), with the 3-D cavity at 256^3 as the bounded row.
   for round in 1 2; do
     for c in d3q19_256_single d3q19_256_half d2q9_4096_single; do
       for who in old new; do
         bin=$B; [ $who = old ] && bin=$OB
-        run "arch_${who}_${c}_$round" 60 $bin "bench/lbm_$c.yaml" --repeats 5 --json "$R/arch_${who}_${c}_$round.json"
+        run "arch_${who}_${c}_$round" 45 $bin "bench/lbm_$c.yaml" --repeats 5 --json "$R/arch_${who}_${c}_$round.json"
       done
     done
     for who in old new; do
       bin=$B; [ $who = old ] && bin=$OB
-      run "arch_${who}_cavity256_$round" 60 $bin inputs/lbm/cavity3d.yaml --set "domain.cells=[256,256,256]" \
+      run "arch_${who}_cavity256_$round" 45 $bin inputs/lbm/cavity3d.yaml --set "domain.cells=[256,256,256]" \
         --set precision=single --set device.backend=cuda --repeats 5 --json "$R/arch_${who}_cavity256_$round.json"
-      run "arch_${who}_md160_$round" 90 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" \
+      run "arch_${who}_md160_$round" 60 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" \
         --set precision=mixed --set device.backend=cuda --steps 200 --repeats 3 --json "$R/arch_${who}_md160_$round.json"
-      run "arch_${who}_md20_$round" 60 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[20,20,20]" \
+      run "arch_${who}_md20_$round" 45 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[20,20,20]" \
         --set precision=mixed --set device.backend=cuda --steps 2000 --repeats 3 --json "$R/arch_${who}_md20_$round.json"
     done
   done ;;
@@ -235,7 +239,7 @@ profile)
 esac; done
 tar czf "$F/session.tgz" -C /tmp gpu-out
 cat "$R/status.txt"
-grep -h -E "test cases|assertions|FAILED" "$R"/*_tests.log "$R"/mpi_gpu_4.log 2>/dev/null | tail -12
+grep -h -E "test cases|assertions|FAILED" "$R"/*_tests.log "$R"/mpi_gpu_4.log "$R"/arch_mpi*.log 2>/dev/null | tail -16
 grep -h -E "PASS|FAIL" "$R/nist_cuda.log" 2>/dev/null | tail -4
 grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$R"/*check*.log 2>/dev/null
 python3 - "$R" <<'PY'
