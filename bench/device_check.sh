@@ -56,25 +56,31 @@ archmpi)
   run arch_memcheck_mpi2 90 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 \
     build/tests/hopsim_mpi_tests "decomposed LBM on the GPU*" ;;
 archbench)
-  # Part 3: the benchmark cases of the old (OLD) and new builds in alternation, twice each, in this one call (the
-  # figures must agree within 2%), with the 3-D cavity at 256^3 as the bounded row.
+  # Part 3: the benchmark cases of the old (OLD) and new builds in this one call (the figures must agree within 2%):
+  # the LBM boxes and the 3-D cavity at 256^3 (the bounded row) old-new then new-old, MD once each.
   for round in 1 2; do
-    for c in d3q19_256_single d3q19_256_half d2q9_4096_single; do
-      for who in old new; do
+    order="old new"; [ $round = 2 ] && order="new old"
+    for c in d3q19_256_single d3q19_256_half d2q9_4096_single cavity256; do
+      for who in $order; do
         bin=$B; [ $who = old ] && bin=$OB
-        run "arch_${who}_${c}_$round" 45 $bin "bench/lbm_$c.yaml" --repeats 5 --json "$R/arch_${who}_${c}_$round.json"
+        if [ $c = cavity256 ]; then
+          run "arch_${who}_${c}_$round" 45 $bin inputs/lbm/cavity3d.yaml --set "domain.cells=[256,256,256]" \
+            --set precision=single --set device.backend=cuda --repeats 5 --json "$R/arch_${who}_${c}_$round.json"
+        else
+          run "arch_${who}_${c}_$round" 45 $bin "bench/lbm_$c.yaml" --repeats 5 --json "$R/arch_${who}_${c}_$round.json"
+        fi
       done
     done
-    for who in old new; do
-      bin=$B; [ $who = old ] && bin=$OB
-      run "arch_${who}_cavity256_$round" 45 $bin inputs/lbm/cavity3d.yaml --set "domain.cells=[256,256,256]" \
-        --set precision=single --set device.backend=cuda --repeats 5 --json "$R/arch_${who}_cavity256_$round.json"
-      run "arch_${who}_md160_$round" 60 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" \
-        --set precision=mixed --set device.backend=cuda --steps 200 --repeats 3 --json "$R/arch_${who}_md160_$round.json"
-      run "arch_${who}_md20_$round" 45 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[20,20,20]" \
-        --set precision=mixed --set device.backend=cuda --steps 2000 --repeats 3 --json "$R/arch_${who}_md20_$round.json"
-    done
+  done
+  for who in old new; do
+    bin=$B; [ $who = old ] && bin=$OB
+    run "arch_${who}_md20" 45 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[20,20,20]" \
+      --set precision=mixed --set device.backend=cuda --steps 2000 --repeats 3 --json "$R/arch_${who}_md20.json"
+    run "arch_${who}_md160" 60 $bin inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" \
+      --set precision=mixed --set device.backend=cuda --steps 200 --repeats 3 --json "$R/arch_${who}_md160.json"
   done ;;
+archhopper)
+  run arch_hopper_tests 120 $T "[hopper]" ;;
 md)
   run md_gpu_tests 150 $T "[gpu][md]"
   run md_bench_160 90 $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \

@@ -75,20 +75,21 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
     throw InputError(fmt::format("HOPSIM_HOPPER_CLUSTER={}: expected 2, 4, 8 or 16", o.hopperCluster));
   k.clusterBlocks = o.hopperCluster;
   k.tileLoad = o.tileLoad;
+  // The temporal kernel where it can run and is not switched off, the cluster kernel elsewhere, the portable bulk
+  // update where no Hopper kernel is built; a step count asked for where the temporal kernel cannot run is an error.
+  const int asked = o.hopperSteps;
+  const bool explicitSteps = asked == 1 || asked == 2 || asked == 4;
+  const std::string refusal = temporalRefusal(s);
+  if (explicitSteps && !refusal.empty())
+    throw InputError(fmt::format("HOPSIM_HOPPER_STEPS={}: the temporal kernel cannot run this case ({}); leave it "
+                                 "to auto or off", asked, refusal));
   if (!hopperKernelsBuilt(s.lattice, s.precision)) {
     k.note += fmt::format("; portable bulk update: no Hopper kernel is built for {} {}", toString(s.lattice),
                           toString(s.precision));
     k.halfPairs = false;  // one cell per thread, as the Hopper kernels' fallback has always run
     return;
   }
-  // The temporal kernel where it can run and is not switched off, the cluster kernel elsewhere.
-  const int asked = o.hopperSteps;
-  const bool explicitSteps = asked == 1 || asked == 2 || asked == 4;
-  const std::string refusal = temporalRefusal(s);
   if (asked == DeviceOverrides::kStepsOff || !refusal.empty()) {
-    if (explicitSteps)
-      throw InputError(fmt::format("HOPSIM_HOPPER_STEPS={}: the temporal kernel cannot run this case ({}); leave it "
-                                   "to auto or off", asked, refusal));
     k.bulk = BulkUpdate::HopperCluster;
     return;
   }

@@ -316,7 +316,7 @@ TEST_CASE("Hopper LBM temporal kernel (k steps per launch) equals k portable ste
           INFO(name << (precision == Precision::Half ? " half" : " single") << ", steps " << steps << ", cluster "
                     << cluster << " | " << h->description());
           const std::string expect =
-              "temporal blocking, " + (steps ? std::to_string(steps) + (steps > 1 ? " steps" : " step") : std::string());
+              "temporal blocking, " + (steps > 0 ? std::to_string(steps) + (steps > 1 ? " steps" : " step") : std::string());
           CHECK(h->description().find(expect) != std::string::npos);
           if (cluster > 1) CHECK(h->description().find("clusters of " + std::to_string(cluster)) != std::string::npos);
           run100(*h);
