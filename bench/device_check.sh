@@ -35,12 +35,19 @@ run() { local name=$1 limit=$2; shift 2
         local s=$SECONDS; timeout "$limit" "$@" > "$R/$name.log" 2>&1
         echo "$name: exit $? in $((SECONDS - s)) s" | tee -a "$R/status.txt"; }
 B="build/hopsim bench"
-# OLD=old.tgz: a second build (bench/prebuild.sh at an earlier commit; only prebuilt/hopsim is needed) that the
-# `arch` group benchmarks against this one in the same call.
-if [ -n "${OLD:-}" ]; then
+# OLD_SRC=old.tar: the source of an earlier commit (git archive), built here once (hopsim only, same configuration)
+# into /tmp/old/prebuilt/hopsim, where the `archbench` group finds it for the old-vs-new benchmarks of one call. It
+# stays there while the machine is warm; OLD=old.tgz (bench/prebuild.sh at that commit) unpacks a binary instead.
+if [ -n "${OLD_SRC:-}" ] && ! [ -x /tmp/old/prebuilt/hopsim ]; then
+  rm -rf /tmp/oldsrc && mkdir -p /tmp/oldsrc /tmp/old/prebuilt && tar xf "$OLD_SRC" -C /tmp/oldsrc &&
+    cmake -S /tmp/oldsrc -B /tmp/oldbuild -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOPSIM_WITH_CUDA=ON \
+      -DHOPSIM_WITH_VTK=OFF -DHOPSIM_WITH_MPI=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DHOPSIM_BUILD_TESTS=OFF \
+      >> "$R/build_old.log" 2>&1 &&
+    timeout 300 cmake --build /tmp/oldbuild -j16 --target hopsim >> "$R/build_old.log" 2>&1 &&
+    cp /tmp/oldbuild/hopsim /tmp/old/prebuilt/
+  echo "old build: exit $? in $((SECONDS - t0)) s" | tee -a "$R/status.txt"
+elif [ -n "${OLD:-}" ]; then
   rm -rf /tmp/old && mkdir -p /tmp/old && tar xf "$OLD" -C /tmp/old
-  LD_LIBRARY_PATH=/tmp/old/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} /tmp/old/prebuilt/hopsim --version \
-    >> "$R/build.log" 2>&1
 fi
 OB="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} /tmp/old/prebuilt/hopsim bench"
 for step in "$@"; do case $step in
