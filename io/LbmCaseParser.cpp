@@ -43,6 +43,13 @@ struct Shape {
   std::array<long long, 3> cells{1, 1, 1};
 };
 
+// "[nx, ny, ...]" of the first `count` entries of domain.cells, for messages.
+std::string cellsList(const CaseNode& cells, int count) {
+  std::string out = "[";
+  for (int a = 0; a < count; ++a) out += fmt::format("{}{}", a ? ", " : "", cells[a].integer());
+  return out + (count < static_cast<int>(cells.size()) ? ", ...]" : "]");
+}
+
 std::string axesList(int dims) { return dims == 2 ? "x, y" : "x, y, z"; }
 std::string facesList(int dims) { return dims == 2 ? "x-, x+, y-, y+" : "x-, x+, y-, y+, z-, z+"; }
 
@@ -148,8 +155,11 @@ void readDomain(const CaseNode& root, LbmCase& c, Shape& s) {
     if (v > kMaxCellsPerAxis)
       n.fail(fmt::format("'{}' = {} is too large; at most {} cells along an axis", n.path(), v, kMaxCellsPerAxis));
     c.cells[a] = v;
+    // Compared before multiplying: three axes of up to 2^24 cells overflow a 64-bit product.
+    if (total > kMaxCells / v)
+      cells.fail(fmt::format("the domain {} has more than {} cells; that cannot be run", cellsList(cells, a + 1),
+                             kMaxCells));
     total *= v;
-    if (total > kMaxCells) cells.fail(fmt::format("the domain has more than {} cells; that cannot be run", kMaxCells));
   }
   c.cells[2] = s.dims == 2 ? 1 : c.cells[2];
   s.cells = c.cells;

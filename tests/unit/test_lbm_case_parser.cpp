@@ -294,6 +294,18 @@ TEST_CASE("domain sizes are checked", "[unit]") {
     expectError(edited(k2D, "periodic: [x]", "periodic: [x, z]"), 3, 41, "2D lattice");
   }
   SECTION("an axis listed twice") { expectError(edited(k2D, "periodic: [x]", "periodic: [x, x]"), 3, 41, "lists x twice"); }
+  SECTION("a cell count whose product overflows 64 bits") {
+    // 2^24 x 2^16 x 2^24 = 2^64: each axis is allowed, the product wraps to 0 unless checked before multiplying.
+    expectError(edited(k3D, "[16, 16, 16]", "[16777216, 65536, 16777216]"), 3, 17,
+                "the domain [16777216, 65536, 16777216] has more than 1099511627776 cells");
+  }
+  SECTION("a product above the limit by two axes") {
+    expectError(edited(k2D, "[64, 32]", "[16777216, 16777216]"), 3, 17,
+                "the domain [16777216, 16777216] has more than 1099511627776 cells");
+  }
+  SECTION("an axis above the per-axis limit") {
+    expectError(edited(k2D, "[64, 32]", "[64, 16777217]"), 3, 22, "'domain.cells[1]' = 16777217 is too large");
+  }
 }
 
 TEST_CASE("run.steps must be at least 1", "[unit]") {
