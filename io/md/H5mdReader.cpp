@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <hdf5.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -126,6 +127,21 @@ H5mdFrame readH5mdFrame(const std::string& path, long long frame) {
   } else {
     for (std::size_t i = 0; i < n; ++i) s.id[i] = static_cast<long long>(i) + 1;
   }
+  // A NaN or infinite coordinate would run to the end with NaN atoms (a neighbour list bins it nowhere), so it is
+  // refused here, as the LAMMPS reader refuses one, naming the atom.
+  const auto requireFinite = [&](const std::string& ds, const char* names, const std::vector<double>* columns[3]) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (int d = 0; d < 3; ++d)
+        if (const double v = (*columns[d])[i]; !std::isfinite(v))
+          f.fail(ds, fmt::format("frame {}, atom id {} (row {}): {}{} = {} is not a finite number", k, s.id[i], i,
+                                 names, "xyz"[d], v));
+  };
+  const std::vector<double>* positions[3] = {&s.x, &s.y, &s.z};
+  requireFinite(pos, "", positions);
+  if (out.hasVelocities) {
+    const std::vector<double>* velocities[3] = {&s.vx, &s.vy, &s.vz};
+    requireFinite(vel, "v", velocities);
+  }
   // Box edges: a time series in hopsim's files, a fixed dataset allowed by H5MD too.
   std::vector<double> edges;
   if (f.exists("particles/all/box/edges/value")) {
@@ -142,7 +158,8 @@ H5mdFrame readH5mdFrame(const std::string& path, long long frame) {
   }
   if (edges.size() != 3) f.fail("particles/all/box/edges", "expected 3 edge lengths (orthogonal box)");
   for (int d = 0; d < 3; ++d) {
-    if (!(edges[d] > 0)) f.fail("particles/all/box/edges", "edge lengths must be positive");
+    if (!(edges[d] > 0) || !std::isfinite(edges[d]))
+      f.fail("particles/all/box/edges", fmt::format("edge lengths must be positive and finite, found {}", edges[d]));
     s.box.length[d] = edges[d];
   }
   if (f.exists("particles/all/position/step")) {

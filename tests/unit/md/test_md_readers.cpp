@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "io/CaseReader.h"
 #include "io/md/H5mdReader.h"
 #include "io/md/LammpsDataReader.h"
+#include "io/md/MdCaseParser.h"
 
 using hopsim::io::CaseError;
 using hopsim::io::md::readH5mdFrame;
@@ -119,5 +121,44 @@ TEST_CASE("H5MD: datasets whose shapes disagree with the positions are refused",
     writeH5md(file, spec);
     CHECK(h5mdError(file).find(":/particles/all/position/value: the shape claims 50000000 atoms per frame, but the "
                                "file stores only 0 bytes") != std::string::npos);
+  }
+}
+
+TEST_CASE("H5MD: NaN or infinite positions and velocities are refused, naming the atom", "[unit][md]") {
+  ScratchDir dir("h5md_finite");
+  std::filesystem::create_directories(dir.path());
+  const auto file = dir.path() / "start.h5";
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+
+  SECTION("a NaN position") {
+    H5mdSpec spec;
+    spec.positions = {1, 2, 3, 4, 5, 6, 7, nan, 9, 1, 1, 1};
+    writeH5md(file, spec);
+    CHECK(h5mdError(file).find(":/particles/all/position/value: frame 0, atom id 3 (row 2): y = nan is not a finite "
+                               "number") != std::string::npos);
+  }
+  SECTION("an infinite velocity") {
+    H5mdSpec spec;
+    spec.velocities = {0, 0, 0, 0, 0, -inf, 0, 0, 0, 0, 0, 0};
+    writeH5md(file, spec);
+    CHECK(h5mdError(file).find(":/particles/all/velocity/value: frame 0, atom id 2 (row 1): vz = -inf is not a "
+                               "finite number") != std::string::npos);
+  }
+  SECTION("the case parser locates it at the h5md key") {
+    H5mdSpec spec;
+    spec.positions = {nan, 2, 3, 4, 5, 6, 7, 8, 9, 1, 1, 1};
+    writeH5md(file, spec);
+    const std::string y = "solver: md\nsystem:\n  read: {h5md: " + file.string() +
+                          "}\npotential: {type: lj, cutoff: 2.5}\nintegrator: {type: nve, dt: 0.005}\nrun: {steps: 1}\n";
+    try {
+      hopsim::io::md::parseMdCase(hopsim::io::CaseDocument::fromString(y, "case.yaml"));
+      FAIL("no error");
+    } catch (const CaseError& e) {
+      INFO(e.what());
+      CHECK(e.where().line == 3);
+      CHECK(e.where().column == 16);
+      CHECK(e.message().find("cannot restart from this H5MD file: ") == 0);
+      CHECK(e.message().find("frame 0, atom id 1 (row 0): x = nan is not a finite number") != std::string::npos);
+    }
   }
 }
