@@ -243,6 +243,15 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
   long long fluid = 0;
   for (auto f : ownedFlags_) fluid += f == kFluid ? 1 : 0;
   fluidCells_ = decomposed() ? comm_.allreduceSum(fluid) : fluid;
+  // Obstacles that together fill the domain leave nothing to simulate: the run would end "done" with empty fields.
+  // The parser locates one obstacle that covers the domain alone; only their union is seen here, after rasterising.
+  if (fluidCells_ == 0) {
+    std::string names;
+    for (const Obstacle& o : c.obstacles) names += (names.empty() ? "'" : ", '") + o.name + "'";
+    throw InputError(fmt::format("{}every cell of the domain lies inside an obstacle ({}): no fluid is left to "
+                                 "simulate; shrink or remove obstacles",
+                                 c.sourceFile.empty() ? "" : c.sourceFile + ": 'obstacles': ", names));
+  }
   if (plan_.backend == Backend::Cuda) {
     planLbmKernels(plan_, setup);
     backend_ = makeCudaBackend(setup, plan_);

@@ -221,3 +221,22 @@ TEST_CASE("an LBM run that blows up exits 3 before garbage reaches the fields, n
   CHECK(*lo >= 0.5);
   CHECK(*hi <= 2.0);
 }
+
+TEST_CASE("a domain whose obstacles together fill it is refused with exit 2", "[integration]") {
+  // Neither box covers the domain alone (the parser's check); their union does, which the solver sees in the flags.
+  const fs::path dir = scratch("all_solid");
+  {
+    std::ofstream f(dir / "solid.yaml");
+    f << "solver: lbm\nlattice: D2Q9\ndomain: {cells: [16, 8], periodic: [x, y]}\nfluid: {tau: 0.8}\n"
+         "run: {steps: 10}\ndevice: {backend: cpu}\nobstacles:\n"
+         "  - {name: left, shape: box, min: [0, 0], max: [8, 8]}\n"
+         "  - {name: right, shape: box, min: [8, 0], max: [16, 8]}\n";
+  }
+  const Result r = hopsim("run " + (dir / "solid.yaml").string() + " --quiet --output " + (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK(r.output.find("error: " + (dir / "solid.yaml").string() +
+                      ": 'obstacles': every cell of the domain lies inside an obstacle ('left', 'right'): no fluid is "
+                      "left to simulate") != std::string::npos);
+  CHECK(!fs::exists(dir / "out" / "run.json"));
+}

@@ -363,6 +363,25 @@ TEST_CASE("boundary velocities are checked", "[unit]") {
   }
 }
 
+TEST_CASE("an obstacle that covers every cell is an error at the obstacle", "[unit]") {
+  SECTION("a box as large as the domain") {
+    expectError(k2D + "obstacles:\n  - {shape: box, min: [0, 0], max: [64, 32]}\n", 10, 5,
+                "obstacle 'obstacle0' covers every cell of the domain 64 x 32: no fluid is left to simulate");
+  }
+  SECTION("a box that reaches every cell centre") {
+    expectError(k3D + "obstacles:\n  - {name: block, shape: box, min: [0.4, 0.5, 0], max: [15.5, 16, 15.6]}\n", 14,
+                5, "obstacle 'block' covers every cell of the domain 16 x 16 x 16");
+  }
+  SECTION("a sphere around a tiny domain") {
+    expectError(edited(k3D, "[16, 16, 16]", "[2, 2, 2]") + "obstacles:\n  - {shape: sphere, center: [1, 1, 1], radius: 1}\n",
+                14, 5, "covers every cell of the domain 2 x 2 x 2");
+  }
+  SECTION("a box that leaves the top row of cells free parses") {
+    const auto c = parse(k2D + "obstacles:\n  - {shape: box, min: [0, 0], max: [64, 31.4]}\n");
+    CHECK(c.obstacles.size() == 1);
+  }
+}
+
 TEST_CASE("obstacles must fit the domain and its dimension", "[unit]") {
   SECTION("a circle crossing x = n") {
     expectError(k2D + "obstacles:\n  - {shape: circle, center: [60, 16], radius: 8}\n", 10, 30,
