@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #if HOPSIM_WITH_MPI
 #include <mpi.h>
@@ -64,7 +65,7 @@ int endWithFailure(int exitCode, const std::string& message, double waitSeconds)
 #if HOPSIM_WITH_MPI
   if (active() && size() > 1) {
     // Every rank that fails enters the barrier; if all do within the wait (the same bad input on every rank), they
-    // leave together and only rank 0 reports. Otherwise some rank is still running, or waiting in a collective of the
+    // leave together and rank 0 reports for all. Otherwise some rank is still running, or waiting in a collective of the
     // run that this rank will never join: report here and end them all.
     bool allFailed = false;
     if (failureComm != MPI_COMM_NULL) {
@@ -80,7 +81,30 @@ int endWithFailure(int exitCode, const std::string& message, double waitSeconds)
       }
     }
     if (allFailed) {
-      if (rank() == 0) report();
+      // Rank 0 reports each distinct error once, in rank order: usually one, but where a single rank failed to
+      // write and the others only learnt that some rank did (throwIfAnyFailed), its cause is one of them. All ranks
+      // are here, so these gathers cannot meet a collective of the run.
+      const int n = size();
+      int length = static_cast<int>(message.size());
+      std::vector<int> lengths(rank() == 0 ? n : 0), offsets(rank() == 0 ? n : 0);
+      MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, failureComm);
+      std::string all;
+      if (rank() == 0) {
+        for (int r = 0, at = 0; r < n; at += lengths[r], ++r) offsets[r] = at;
+        all.resize(static_cast<std::size_t>(offsets[n - 1] + lengths[n - 1]));
+      }
+      MPI_Gatherv(message.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                  failureComm);
+      if (rank() == 0) {
+        std::vector<std::string> seen;
+        for (int r = 0; r < n; ++r) {
+          std::string m = all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r]));
+          if (std::find(seen.begin(), seen.end(), m) != seen.end()) continue;
+          std::fprintf(stderr, "%s\n", m.c_str());
+          seen.push_back(std::move(m));
+        }
+        std::fflush(stderr);
+      }
       return exitCode;
     }
     report();

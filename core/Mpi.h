@@ -84,7 +84,8 @@ void throwIfAnyFailed(const Comm& comm, const std::string& error, const std::str
 // Reports `message` (one line to stderr) once and ends the run with `exitCode`, after this rank failed. With one
 // rank it prints and returns exitCode. With several, the other ranks may be waiting for this one in a collective
 // and would hang: ranks that all fail within `waitSeconds` (the same bad input everywhere) return exitCode after
-// rank 0 alone has printed; otherwise this rank prints and calls MPI_Abort(exitCode), which ends every rank.
+// rank 0 has printed each distinct message once; otherwise this rank prints and calls MPI_Abort(exitCode), which
+// ends every rank.
 int endWithFailure(int exitCode, const std::string& message, double waitSeconds = 2.0);
 
 // What the MPI library says of GPU buffers: "yes" (CUDA-aware, MPIX_Query_cuda_support), "no", or "unknown" (no
