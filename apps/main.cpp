@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "apps/Commands.h"
 #include "core/Mpi.h"
@@ -75,13 +76,11 @@ int main(int argc, char** argv) {
     if (benchCmd->parsed()) return hopsim::app::benchCommand(bench, options);
     return hopsim::app::infoCommand();
   } catch (const hopsim::io::CaseError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return hopsim::kExitBadInput;
+    return hopsim::mpi::endWithFailure(hopsim::kExitBadInput, e.what());
   } catch (const hopsim::InputError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return hopsim::kExitBadInput;
+    return hopsim::mpi::endWithFailure(hopsim::kExitBadInput, std::string("error: ") + e.what());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return hopsim::kExitFailure;
+    // A rank that fails alone (rank 0 cannot create the output folder) must not leave the others waiting for it.
+    return hopsim::mpi::endWithFailure(hopsim::kExitFailure, std::string("error: ") + e.what());
   }
 }

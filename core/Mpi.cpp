@@ -2,8 +2,12 @@
 #include "core/Mpi.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #if HOPSIM_WITH_MPI
 #include <mpi.h>
@@ -26,6 +30,9 @@ void check(int rc, const char* call) {
   throw std::runtime_error(std::string(call) + " failed: " + std::string(text, static_cast<std::size_t>(len)));
 }
 MPI_Comm native(int handle) { return MPI_Comm_f2c(handle); }
+// A copy of the world communicator that only endWithFailure uses: its barrier never meets a collective of the run,
+// which a rank still inside the run may be waiting in.
+MPI_Comm failureComm = MPI_COMM_NULL;
 int partner(int r) { return r == kNoRank ? MPI_PROC_NULL : r; }
 #endif
 }  // namespace
@@ -38,6 +45,7 @@ Session::Session([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
     // Errors come back as codes and turn into exceptions that name the call, rather than aborting every rank.
     check(MPI_Init(&argc, &argv), "MPI_Init");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_dup(MPI_COMM_WORLD, &failureComm);
     owns_ = true;
   }
 #endif
@@ -45,8 +53,67 @@ Session::Session([[maybe_unused]] int& argc, [[maybe_unused]] char**& argv) {
 
 Session::~Session() {
 #if HOPSIM_WITH_MPI
-  if (owns_) MPI_Finalize();
+  if (owns_) {
+    if (failureComm != MPI_COMM_NULL) MPI_Comm_free(&failureComm);
+    MPI_Finalize();
+  }
 #endif
+}
+
+int endWithFailure(int exitCode, const std::string& message, double waitSeconds) {
+  const auto report = [&] { std::fprintf(stderr, "%s\n", message.c_str()); std::fflush(stderr); };
+#if HOPSIM_WITH_MPI
+  if (active() && size() > 1) {
+    // Every rank that fails enters the barrier; if all do within the wait (the same bad input on every rank), they
+    // leave together and rank 0 reports for all. Otherwise some rank is still running, or waiting in a collective of the
+    // run that this rank will never join: report here and end them all.
+    bool allFailed = false;
+    if (failureComm != MPI_COMM_NULL) {
+      MPI_Request request;
+      if (MPI_Ibarrier(failureComm, &request) == MPI_SUCCESS) {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(waitSeconds);
+        int done = 0;
+        while (!done && std::chrono::steady_clock::now() < until) {
+          MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+          if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        allFailed = done != 0;
+      }
+    }
+    if (allFailed) {
+      // Rank 0 reports each distinct error once, in rank order: usually one, but where a single rank failed to
+      // write and the others only learnt that some rank did (throwIfAnyFailed), its cause is one of them. All ranks
+      // are here, so these gathers cannot meet a collective of the run.
+      const int n = size();
+      int length = static_cast<int>(message.size());
+      std::vector<int> lengths(rank() == 0 ? n : 0), offsets(rank() == 0 ? n : 0);
+      MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, failureComm);
+      std::string all;
+      if (rank() == 0) {
+        for (int r = 0, at = 0; r < n; at += lengths[r], ++r) offsets[r] = at;
+        all.resize(static_cast<std::size_t>(offsets[n - 1] + lengths[n - 1]));
+      }
+      MPI_Gatherv(message.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0,
+                  failureComm);
+      if (rank() == 0) {
+        std::vector<std::string> seen;
+        for (int r = 0; r < n; ++r) {
+          std::string m = all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r]));
+          if (std::find(seen.begin(), seen.end(), m) != seen.end()) continue;
+          std::fprintf(stderr, "%s\n", m.c_str());
+          seen.push_back(std::move(m));
+        }
+        std::fflush(stderr);
+      }
+      return exitCode;
+    }
+    report();
+    MPI_Abort(MPI_COMM_WORLD, exitCode);
+  }
+#endif
+  (void)waitSeconds;
+  report();
+  return exitCode;
 }
 
 bool active() {

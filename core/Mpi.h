@@ -81,6 +81,13 @@ class Comm {
 // the next collective after another has thrown.
 void throwIfAnyFailed(const Comm& comm, const std::string& error, const std::string& what);
 
+// Reports `message` (one line to stderr) once and ends the run with `exitCode`, after this rank failed. With one
+// rank it prints and returns exitCode. With several, the other ranks may be waiting for this one in a collective
+// and would hang: ranks that all fail within `waitSeconds` (the same bad input everywhere) return exitCode after
+// rank 0 has printed each distinct message once; otherwise this rank prints and calls MPI_Abort(exitCode), which
+// ends every rank.
+int endWithFailure(int exitCode, const std::string& message, double waitSeconds = 2.0);
+
 // What the MPI library says of GPU buffers: "yes" (CUDA-aware, MPIX_Query_cuda_support), "no", or "unknown" (no
 // such query in this MPI) — and "no MPI" without MPI. hopsim never hands device memory to MPI (halo planes go
 // through pinned host memory, or GPU to GPU by CUDA IPC within a node); the answer goes into the run log and bench

@@ -25,9 +25,12 @@ void commitFile(const std::filesystem::path& tmp, const std::filesystem::path& f
   std::error_code ec;
   std::filesystem::rename(tmp, finalPath, ec);
   if (ec) {
-    std::filesystem::remove(tmp, ec);
+    // The rename's cause is the message; removing the temporary file reuses no error state of it.
+    const std::string cause = ec.message();
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
     throw std::runtime_error(fmt::format("cannot move {} into place as {}: {}", tmp.string(), finalPath.string(),
-                                         ec.message()));
+                                         cause));
   }
 }
 

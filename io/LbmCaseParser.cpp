@@ -43,6 +43,13 @@ struct Shape {
   std::array<long long, 3> cells{1, 1, 1};
 };
 
+// "[nx, ny, ...]" of the first `count` entries of domain.cells, for messages.
+std::string cellsList(const CaseNode& cells, int count) {
+  std::string out = "[";
+  for (int a = 0; a < count; ++a) out += fmt::format("{}{}", a ? ", " : "", cells[a].integer());
+  return out + (count < static_cast<int>(cells.size()) ? ", ...]" : "]");
+}
+
 std::string axesList(int dims) { return dims == 2 ? "x, y" : "x, y, z"; }
 std::string facesList(int dims) { return dims == 2 ? "x-, x+, y-, y+" : "x-, x+, y-, y+, z-, z+"; }
 
@@ -148,8 +155,11 @@ void readDomain(const CaseNode& root, LbmCase& c, Shape& s) {
     if (v > kMaxCellsPerAxis)
       n.fail(fmt::format("'{}' = {} is too large; at most {} cells along an axis", n.path(), v, kMaxCellsPerAxis));
     c.cells[a] = v;
+    // Compared before multiplying: three axes of up to 2^24 cells overflow a 64-bit product.
+    if (total > kMaxCells / v)
+      cells.fail(fmt::format("the domain {} has more than {} cells; that cannot be run", cellsList(cells, a + 1),
+                             kMaxCells));
     total *= v;
-    if (total > kMaxCells) cells.fail(fmt::format("the domain has more than {} cells; that cannot be run", kMaxCells));
   }
   c.cells[2] = s.dims == 2 ? 1 : c.cells[2];
   s.cells = c.cells;
@@ -275,6 +285,30 @@ bool validName(const std::string& n) {
   });
 }
 
+std::string cellsText(const Shape& s) {
+  return s.dims == 2 ? fmt::format("{} x {}", s.cells[0], s.cells[1])
+                     : fmt::format("{} x {} x {}", s.cells[0], s.cells[1], s.cells[2]);
+}
+
+// Whether one obstacle contains the centre of every cell (the solver's inside test): then nothing is left to flow.
+// Each shape is convex, so it contains every centre exactly when it contains the corners of the box of centres.
+bool coversEveryCell(const lbm::Obstacle& o, const Shape& s) {
+  for (int corner = 0; corner < (1 << s.dims); ++corner) {
+    Vec3 p{0.5, 0.5, 0.5};
+    for (int a = 0; a < s.dims; ++a) p[a] = (corner >> a) & 1 ? static_cast<double>(s.cells[a]) - 0.5 : 0.5;
+    double r2 = 0;
+    for (int a = 0; a < s.dims; ++a) {
+      if (o.shape == lbm::ShapeKind::Box) {
+        if (p[a] < o.min[a] || p[a] > o.max[a]) return false;
+      } else if (!(o.shape == lbm::ShapeKind::Cylinder && a == o.axis)) {
+        r2 += (p[a] - o.center[a]) * (p[a] - o.center[a]);
+      }
+    }
+    if (o.shape != lbm::ShapeKind::Box && r2 > o.radius * o.radius) return false;
+  }
+  return true;
+}
+
 lbm::Obstacle readObstacle(const CaseNode& node, std::size_t index, const Shape& s) {
   lbm::Obstacle o;
   const CaseNode shapeNode = node.at("shape");
@@ -353,6 +387,10 @@ void readObstacles(const CaseNode& root, LbmCase& c, const Shape& s) {
   for (std::size_t i = 0; i < count; ++i) {
     const CaseNode node = (*list)[i];
     c.obstacles.push_back(readObstacle(node, i, s));
+    if (coversEveryCell(c.obstacles.back(), s))
+      node.fail(fmt::format("obstacle '{}' covers every cell of the domain {}: no fluid is left to simulate; make it "
+                            "smaller",
+                            c.obstacles.back().name, cellsText(s)));
     const auto [it, fresh] = seen.emplace(c.obstacles.back().name, i);
     if (fresh) continue;
     // Default names are unique, so at least one of the two was written out: point at that one.

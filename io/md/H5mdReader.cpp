@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <hdf5.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -49,6 +50,12 @@ class File {
     H5Sget_simple_extent_dims(sp.id, out.data(), nullptr);
     return out;
   }
+  // Bytes the dataset occupies in the file (0 where nothing was ever written to it).
+  double storedBytes(const std::string& ds) const {
+    Handle d{H5Dopen2(id_, ds.c_str(), H5P_DEFAULT), H5Dclose};
+    if (d.id < 0) fail(ds, "missing dataset");
+    return static_cast<double>(H5Dget_storage_size(d.id));
+  }
   // Reads the slab [frame, ...] of a time-dependent value (or the whole dataset when frame < 0).
   template <class T>
   std::vector<T> read(const std::string& ds, hid_t memType, long long frame) const {
@@ -91,6 +98,15 @@ H5mdFrame readH5mdFrame(const std::string& path, long long frame) {
   if (k < 0 || k >= out.frames) f.fail(pos, fmt::format("frame {} does not exist ({} frames)", frame, out.frames));
   out.frame = k;
   const std::size_t n = dims[1];
+  if (n == 0) f.fail(pos, "the trajectory has no atoms");
+  // The shape alone sizes the arrays below; a shape its stored bytes cannot back (a damaged file, or chunks never
+  // written) is refused before allocating for it. Compressed positions shrink by far less than this factor.
+  constexpr double kMaxCompression = 64;
+  const double frameBytes = 3.0 * 8.0 * static_cast<double>(n);
+  if (f.storedBytes(pos) * kMaxCompression < frameBytes)
+    f.fail(pos, fmt::format("the shape claims {} atoms per frame, but the file stores only {} bytes of positions: "
+                            "a damaged or incomplete file",
+                            n, f.storedBytes(pos)));
   auto& s = out.state;
   s.resize(n);
   const auto p = f.read<double>(pos, H5T_NATIVE_DOUBLE, k);
@@ -104,22 +120,53 @@ H5mdFrame readH5mdFrame(const std::string& path, long long frame) {
   }
   const std::string ids = "particles/all/id/value";
   if (f.exists(ids)) {
+    if (f.dims(ids) != std::vector<hsize_t>{dims[0], dims[1]})
+      f.fail(ids, fmt::format("expected a (frames x N) = ({} x {}) dataset, like the positions", dims[0], dims[1]));
     const auto v = f.read<long long>(ids, H5T_NATIVE_LLONG, k);
     for (std::size_t i = 0; i < n; ++i) s.id[i] = v[i];
   } else {
     for (std::size_t i = 0; i < n; ++i) s.id[i] = static_cast<long long>(i) + 1;
   }
+  // A NaN or infinite coordinate would run to the end with NaN atoms (a neighbour list bins it nowhere), so it is
+  // refused here, as the LAMMPS reader refuses one, naming the atom.
+  const auto requireFinite = [&](const std::string& ds, const char* names, const std::vector<double>* columns[3]) {
+    for (std::size_t i = 0; i < n; ++i)
+      for (int d = 0; d < 3; ++d)
+        if (const double v = (*columns[d])[i]; !std::isfinite(v))
+          f.fail(ds, fmt::format("frame {}, atom id {} (row {}): {}{} = {} is not a finite number", k, s.id[i], i,
+                                 names, "xyz"[d], v));
+  };
+  const std::vector<double>* positions[3] = {&s.x, &s.y, &s.z};
+  requireFinite(pos, "", positions);
+  if (out.hasVelocities) {
+    const std::vector<double>* velocities[3] = {&s.vx, &s.vy, &s.vz};
+    requireFinite(vel, "v", velocities);
+  }
   // Box edges: a time series in hopsim's files, a fixed dataset allowed by H5MD too.
   std::vector<double> edges;
-  if (f.exists("particles/all/box/edges/value")) edges = f.read<double>("particles/all/box/edges/value", H5T_NATIVE_DOUBLE, k);
-  else if (f.exists("particles/all/box/edges")) edges = f.read<double>("particles/all/box/edges", H5T_NATIVE_DOUBLE, -1);
-  else f.fail("particles/all/box/edges", "missing: the box is needed to restart");
+  if (f.exists("particles/all/box/edges/value")) {
+    if (f.dims("particles/all/box/edges/value") != std::vector<hsize_t>{dims[0], 3})
+      f.fail("particles/all/box/edges/value",
+             fmt::format("expected a (frames x 3) = ({} x 3) dataset, one box per position frame", dims[0]));
+    edges = f.read<double>("particles/all/box/edges/value", H5T_NATIVE_DOUBLE, k);
+  } else if (f.exists("particles/all/box/edges")) {
+    if (f.dims("particles/all/box/edges") != std::vector<hsize_t>{3})
+      f.fail("particles/all/box/edges", "expected 3 edge lengths (orthogonal box)");
+    edges = f.read<double>("particles/all/box/edges", H5T_NATIVE_DOUBLE, -1);
+  } else {
+    f.fail("particles/all/box/edges", "missing: the box is needed to restart");
+  }
   if (edges.size() != 3) f.fail("particles/all/box/edges", "expected 3 edge lengths (orthogonal box)");
   for (int d = 0; d < 3; ++d) {
-    if (!(edges[d] > 0)) f.fail("particles/all/box/edges", "edge lengths must be positive");
+    if (!(edges[d] > 0) || !std::isfinite(edges[d]))
+      f.fail("particles/all/box/edges", fmt::format("edge lengths must be positive and finite, found {}", edges[d]));
     s.box.length[d] = edges[d];
   }
-  if (f.exists("particles/all/position/step")) s.step = f.read<long long>("particles/all/position/step", H5T_NATIVE_LLONG, k)[0];
+  if (f.exists("particles/all/position/step")) {
+    if (f.dims("particles/all/position/step") != std::vector<hsize_t>{dims[0]})
+      f.fail("particles/all/position/step", fmt::format("expected {} steps, one per position frame", dims[0]));
+    s.step = f.read<long long>("particles/all/position/step", H5T_NATIVE_LLONG, k)[0];
+  }
   return out;
 }
 

@@ -123,6 +123,13 @@ LammpsData Reader::read() {
     if (w.size() == 2 && w[1] == "atoms") {
       natoms = integer(l, 0, "the number of atoms");
       if (natoms < 1) fail(l, 0, "the number of atoms must be at least 1");
+      // Each atom takes a line of the Atoms section: a count beyond the file's lines is a damaged or mistyped header,
+      // refused here before per-atom arrays are sized by it.
+      const std::size_t following = lines.size() - i - 1;
+      if (static_cast<unsigned long long>(natoms) > following)
+        fail(l, 0, fmt::format("the header says {} atoms, but the {} lines that follow cannot hold that many Atoms "
+                               "lines (one per atom)",
+                               natoms, following));
     } else if (w.size() == 3 && w[1] == "atom" && w[2] == "types") {
       ntypes = integer(l, 0, "the number of atom types");
       if (ntypes < 1) fail(l, 0, "the number of atom types must be at least 1");

@@ -46,7 +46,17 @@ void parseSystem(const CaseDocument& doc, const CaseNode& root, MdCase& c) {
     const auto cells = cellsNode.integers(3, 3);
     for (int d = 0; d < 3; ++d)
       if (cells[d] < 1) cellsNode[d].fail("the number of unit cells must be at least 1 along each axis");
-    if (cells[0] * cells[1] * cells[2] > (1LL << 31) / 4) cellsNode.fail("more than 2^31 atoms are not supported");
+    // Four atoms per unit cell; the product is built step by step against the limit, since three axes of 2^21
+    // cells already overflow a 64-bit product.
+    constexpr long long kMaxUnitCells = (1LL << 31) / 4;
+    long long unitCells = 1;
+    for (int d = 0; d < 3; ++d) {
+      if (unitCells > kMaxUnitCells / cells[d])
+        cellsNode.fail(fmt::format("{} x {} x {} unit cells make more than 2^31 atoms (4 per cell); at most 2^31 "
+                                   "atoms are supported",
+                                   cells[0], cells[1], cells[2]));
+      unitCells *= cells[d];
+    }
     c.system.kind = MdSystem::Kind::FccLattice;
     c.system.lattice = {density, {cells[0], cells[1], cells[2]}, caseMass.value_or(1.0)};
     c.system.source = fmt::format("fcc lattice, density {}, {}x{}x{} cells", density, cells[0], cells[1], cells[2]);

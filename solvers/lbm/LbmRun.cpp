@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -28,6 +29,12 @@ namespace hopsim::lbm {
 namespace {
 
 enum Phase : std::size_t { kUpdate, kObservables, kOutput, kOther };
+
+// The band the mean density of a stable run stays in, relative to the initial density: weakly compressible flow at
+// Ma < 0.3 changes density by a few per cent, boundaries by little more; leaving it means the run is blowing up.
+constexpr double kMinDensityRatio = 0.5, kMaxDensityRatio = 2.0;
+// Lattice speed of sound, 1/sqrt(3): LBM's equilibria hold only well below it, so a faster cell is a blow-up.
+constexpr double kLatticeSoundSpeed = 0.57735026918962576;
 
 template <class Vec>
 double norm(const Vec& v) {
@@ -218,16 +225,35 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   int status = kExitOk;
   long long lastGood = -1;
 
-  // Checks the state for NaN (an unstable run) and, when a row is due, records it; false when unstable.
-  auto checkState = [&](long long step, bool row) {
+  // Checks the state and, when a row is due, records it. Returns why the run is unstable, or "" when it is not.
+  // A run that blows up passes through densities of 1e10 and supersonic speeds long before NaN: those states are
+  // unstable too, so that the fields kept at exit 3 are the last physical ones. Observables are global sums, so every
+  // rank reaches the same verdict.
+  const double rho0 = c.initial.density;
+  const double fluidCells = static_cast<double>(std::max<long long>(1, sim.fluidCellCount()));
+  auto checkState = [&](long long step, bool row) -> std::string {
     ScopedPhase t(timers, kObservables);
     const Observables o = sim.observables();
-    if (!std::isfinite(o.mass) || !std::isfinite(o.kineticEnergy)) return false;
-    if (row && observables)
+    const double meanDensity = o.mass / fluidCells;
+    std::string why;
+    if (!std::isfinite(o.mass) || !std::isfinite(o.kineticEnergy) || !std::isfinite(o.maxSpeed))
+      why = fmt::format("NaN or infinite observables (mass {}, kinetic energy {}, maximum speed {})", o.mass,
+                        o.kineticEnergy, o.maxSpeed);
+    else if (meanDensity < kMinDensityRatio * rho0 || meanDensity > kMaxDensityRatio * rho0)
+      why = fmt::format("the mean density {:.6g} left the band {:.3g} .. {:.3g} (the initial density {} times {} .. {})",
+                        meanDensity, kMinDensityRatio * rho0, kMaxDensityRatio * rho0, rho0, kMinDensityRatio,
+                        kMaxDensityRatio);
+    else if (o.maxSpeed > kLatticeSoundSpeed)
+      why = fmt::format("the maximum speed {:.6g} exceeds the lattice speed of sound 1/sqrt(3) = {:.6g}", o.maxSpeed,
+                        kLatticeSoundSpeed);
+    else if (o.kineticEnergy < 0)
+      why = fmt::format("the kinetic energy {:.6g} is negative (negative densities)", o.kineticEnergy);
+    if (why.empty() && row && observables)
       observables->row({io::CsvSeries::cell(step), io::CsvSeries::cell(o.mass), io::CsvSeries::cell(o.kineticEnergy),
                         io::CsvSeries::cell(o.maxSpeed)});
-    return true;
+    return why;
   };
+  std::string unstableWhy;
   auto recordForces = [&](long long step) {
     ScopedPhase t(timers, kObservables);
     const auto f = sim.forces();
@@ -244,7 +270,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     lastGood = sim.step();
   };
 
-  if (!checkState(0, true)) status = kExitUnstable;
+  if (unstableWhy = checkState(0, true); !unstableWhy.empty()) status = kExitUnstable;
   if (status == 0) writeFields();
   const long long obsEvery = c.output.observablesEvery;
   while (status == 0 && sim.step() < total) {
@@ -265,10 +291,12 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     if (forceStep) recordForces(now);
     const bool obsDue = (obsEvery > 0 && now % obsEvery == 0) || now == total;
     const bool fieldsDue = (c.output.every > 0 && now % c.output.every == 0) || now == total;
-    // Fields are written only from a state that passed the NaN check, so the last files stay good.
-    if ((obsDue || fieldsDue) && !checkState(now, obsDue)) {
-      status = kExitUnstable;
-      break;
+    // Fields are written only from a state that passed the check, so the last files stay good.
+    if (obsDue || fieldsDue) {
+      if (unstableWhy = checkState(now, obsDue); !unstableWhy.empty()) {
+        status = kExitUnstable;
+        break;
+      }
     }
     if (fieldsDue) writeFields();
   }
@@ -280,9 +308,9 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
 
   if (status == kExitUnstable && root) {
     std::fprintf(stderr,
-                 "error: the simulation became unstable (NaN) by step %lld; %s. Lower the velocities or raise tau "
+                 "error: the simulation became unstable by step %lld: %s; %s. Lower the velocities or raise tau "
                  "(viscosity), or refine the grid.\n",
-                 sim.step(),
+                 sim.step(), unstableWhy.c_str(),
                  lastGood >= 0 ? fmt::format("the last good fields are from step {}", lastGood).c_str()
                                : "no fields were written");
   }

@@ -1,6 +1,8 @@
 // Builds a lattice Boltzmann state from a case: flags from obstacle shapes, initial fields, face parameters.
 #include "solvers/lbm/LbmSimulation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +17,7 @@
 #include "kernels/common/DeviceInfo.h"
 #include "kernels/lbm/Collision.h"
 #include "solvers/common/DevicePlanner.h"
+#include "solvers/common/HostMemory.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
 
 namespace hopsim::lbm {
@@ -90,6 +93,28 @@ Decomposition::Int3 processGrid(const LbmCase& c, const mpi::Comm& comm) {
   Decomposition::Int3 grid{dims[0], dims[1], dims[2]};
   for (std::size_t k = 0; k < free.size(); ++k) grid[free[free.size() - 1 - k]] = factors[k];
   return grid;
+}
+
+int populationCount(LatticeKind l) {
+  switch (l) {
+    case LatticeKind::D2Q9: return 9;
+    case LatticeKind::D3Q19: return 19;
+    case LatticeKind::D3Q27: return 27;
+  }
+  return 27;
+}
+
+// Host bytes per cell (ghosts included) of this rank: the setup (flags, initial density and velocity in double),
+// the owned flags and field copies for output, and on the cpu backend the two population lattices. A CUDA backend
+// keeps its populations in device memory, which it checks itself when it allocates.
+double hostBytesPerCell(const LbmCase& c, Backend backend) {
+  double bytes = 1 + 8 + 3 * 8;  // setup: flags, density, velocity
+  bytes += 1 + 4 * 8;            // owned flags, density and velocity fields handed to the writers
+  if (backend == Backend::Cpu) {
+    const double popBytes = c.precision == Precision::Double ? 8 : c.precision == Precision::Single ? 4 : 2;
+    bytes += 2.0 * populationCount(c.lattice) * popBytes + 1;  // two lattices and the backend's flags
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -200,6 +225,13 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
   plan_ = planDevice(c.device, asked, decomposed() ? decomposition_->gpu(cudaDeviceCount()) : 0);
   if (c.precision == Precision::Half && plan_.backend == Backend::Cpu)
     throw InputError("precision 'half' (FP16 storage) needs the cuda backend; this run would use the cpu");
+  // Every rank of a node draws on the same memory, and the partitions are about equal in size.
+  double cells = 1;
+  for (int a = 0; a < 3; ++a) cells *= double(part_.count[a] + part_.ghost[2 * a] + part_.ghost[2 * a + 1]);
+  const int ranksOnNode = decomposed() ? comm_.nodeSize() : 1;
+  checkHostMemory(ranksOnNode * cells * hostBytesPerCell(c, plan_.backend),
+                  fmt::format("this case ({} cells{})", static_cast<long long>(cells),
+                              ranksOnNode > 1 ? fmt::format(" per rank, {} ranks on this node", ranksOnNode) : ""));
   LbmSetup setup = buildSetup(c, part_);
   // The halo exchange moves planes of the current population array, which only the two-lattice layout keeps whole.
   if (decomposed()) setup.layout = StreamingLayout::TwoLattice;
@@ -211,6 +243,15 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
   long long fluid = 0;
   for (auto f : ownedFlags_) fluid += f == kFluid ? 1 : 0;
   fluidCells_ = decomposed() ? comm_.allreduceSum(fluid) : fluid;
+  // Obstacles that together fill the domain leave nothing to simulate: the run would end "done" with empty fields.
+  // The parser locates one obstacle that covers the domain alone; only their union is seen here, after rasterising.
+  if (fluidCells_ == 0) {
+    std::string names;
+    for (const Obstacle& o : c.obstacles) names += (names.empty() ? "'" : ", '") + o.name + "'";
+    throw InputError(fmt::format("{}every cell of the domain lies inside an obstacle ({}): no fluid is left to "
+                                 "simulate; shrink or remove obstacles",
+                                 c.sourceFile.empty() ? "" : c.sourceFile + ": 'obstacles': ", names));
+  }
   if (plan_.backend == Backend::Cuda) {
     planLbmKernels(plan_, setup);
     backend_ = makeCudaBackend(setup, plan_);

@@ -10,4 +10,9 @@ namespace hopsim::md {
 // them (velocity.create). Deterministic: every rank of a decomposed run builds the same state and keeps its part.
 ParticleState initialState(const MdCase& c);
 
+// Refuses (InputError, "needs X GiB, Y GiB available") a case whose atoms would not fit in this node's free host
+// memory: the whole initial state on each of the node's `ranksOnNode` ranks, plus every atom's share of the engines
+// (positions, velocities, forces, bins and a full neighbour list). Called before initialState allocates.
+void checkHostMemory(const MdCase& c, int ranksOnNode);
+
 }  // namespace hopsim::md

@@ -77,11 +77,12 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   const MdCase c = io::md::parseMdCase(doc);
   const long long steps = b.steps > 0 ? b.steps : std::max<long long>(c.steps, 100);
   const int repeats = std::max(1, b.repeats);
+  const MdRanks ranks{mpi::Comm::world(), false};
+  const mpi::Comm& comm = ranks.comm;
+  checkHostMemory(c, comm.size() > 1 ? comm.nodeSize() : 1);
   const ParticleState initial = initialState(c);
   const auto n = static_cast<double>(initial.size());
   using Clock = std::chrono::steady_clock;
-  const MdRanks ranks{mpi::Comm::world(), false};
-  const mpi::Comm& comm = ranks.comm;
 
   const DevicePlan plan = planMdDevice(c, options, ranks);
   auto engine = makeEngine(c, plan, false, ranks);

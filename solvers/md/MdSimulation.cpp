@@ -113,6 +113,7 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
                   const std::function<void(const ThermoRow&)>& onThermo) {
   MdRunResult result;
   // Every rank builds the whole initial state; a decomposed engine keeps what its sub-box owns.
+  checkHostMemory(c, ranks.comm.size() > 1 ? ranks.comm.nodeSize() : 1);
   const ParticleState initial = initialState(c);
   const std::size_t n = initial.size();
   const double volume = initial.box.volume();

@@ -1,11 +1,17 @@
 // The hopsim binary as a user meets it: exit codes, located errors, output files, every example case.
+#include <fmt/format.h>
+#include <hdf5.h>
+
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -168,4 +174,69 @@ TEST_CASE("every command exits by one table: 0 done, 2 bad input (CLI11's errors
   INFO(r.output);
   CHECK(r.code == 3);
   CHECK(r.output.find("unstable") != std::string::npos);
+}
+
+TEST_CASE("an LBM run that blows up exits 3 before garbage reaches the fields, naming the criterion", "[integration]") {
+  // The unstable cavity of the exit-code test, with fields and observables every 100 steps: its densities run away
+  // (|rho| ~ 1e26 by step 200) before they turn NaN, and no fields may be written from such a state.
+  const fs::path dir = scratch("lbm_blowup");
+  {
+    std::ofstream f(dir / "unstable.yaml");
+    f << "solver: lbm\nlattice: D2Q9\nprecision: double\ndomain: {cells: [32, 32]}\nfluid: {tau: 0.5001}\n"
+         "boundaries:\n  x-: {type: wall}\n  x+: {type: wall}\n  y-: {type: wall}\n"
+         "  y+: {type: moving_wall, velocity: [0.15, 0]}\nrun: {steps: 2000}\n"
+         "output: {every: 100, observables: {every: 100}, fields: [density], formats: [hdf5]}\n"
+         "device: {backend: cpu}\n";
+  }
+  const fs::path out = dir / "out";
+  const Result r = hopsim("run " + (dir / "unstable.yaml").string() + " --quiet --output " + out.string());
+  INFO(r.output);
+  REQUIRE(r.code == 3);
+  CHECK(r.output.find("error: the simulation became unstable by step ") != std::string::npos);
+  const bool named = r.output.find("left the band 0.5 .. 2") != std::string::npos ||
+                     r.output.find("exceeds the lattice speed of sound 1/sqrt(3)") != std::string::npos ||
+                     r.output.find("kinetic energy") != std::string::npos;
+  CHECK(named);
+
+  // The last fields written: every density finite and inside the band.
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().extension() == ".h5" && e.path().filename().string().rfind("fields_", 0) == 0) files.push_back(e.path());
+  REQUIRE(!files.empty());
+  const fs::path last = *std::max_element(files.begin(), files.end());
+  INFO("last fields: " << last);
+  CHECK(r.output.find(fmt::format("the last good fields are from step {}", std::stoll(last.stem().string().substr(7)))) !=
+        std::string::npos);
+  const hid_t file = H5Fopen(last.string().c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(file >= 0);
+  const hid_t ds = H5Dopen2(file, "/density", H5P_DEFAULT);
+  REQUIRE(ds >= 0);
+  std::vector<double> rho(32 * 32);
+  REQUIRE(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, rho.data()) >= 0);
+  H5Dclose(ds);
+  H5Fclose(file);
+  const auto [lo, hi] = std::minmax_element(rho.begin(), rho.end());
+  INFO("density " << *lo << " .. " << *hi);
+  CHECK(std::all_of(rho.begin(), rho.end(), [](double v) { return std::isfinite(v); }));
+  CHECK(*lo >= 0.5);
+  CHECK(*hi <= 2.0);
+}
+
+TEST_CASE("a domain whose obstacles together fill it is refused with exit 2", "[integration]") {
+  // Neither box covers the domain alone (the parser's check); their union does, which the solver sees in the flags.
+  const fs::path dir = scratch("all_solid");
+  {
+    std::ofstream f(dir / "solid.yaml");
+    f << "solver: lbm\nlattice: D2Q9\ndomain: {cells: [16, 8], periodic: [x, y]}\nfluid: {tau: 0.8}\n"
+         "run: {steps: 10}\ndevice: {backend: cpu}\nobstacles:\n"
+         "  - {name: left, shape: box, min: [0, 0], max: [8, 8]}\n"
+         "  - {name: right, shape: box, min: [8, 0], max: [16, 8]}\n";
+  }
+  const Result r = hopsim("run " + (dir / "solid.yaml").string() + " --quiet --output " + (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK(r.output.find("error: " + (dir / "solid.yaml").string() +
+                      ": 'obstacles': every cell of the domain lies inside an obstacle ('left', 'right'): no fluid is "
+                      "left to simulate") != std::string::npos);
+  CHECK(!fs::exists(dir / "out" / "run.json"));
 }

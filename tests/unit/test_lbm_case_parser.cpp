@@ -294,6 +294,18 @@ TEST_CASE("domain sizes are checked", "[unit]") {
     expectError(edited(k2D, "periodic: [x]", "periodic: [x, z]"), 3, 41, "2D lattice");
   }
   SECTION("an axis listed twice") { expectError(edited(k2D, "periodic: [x]", "periodic: [x, x]"), 3, 41, "lists x twice"); }
+  SECTION("a cell count whose product overflows 64 bits") {
+    // 2^24 x 2^16 x 2^24 = 2^64: each axis is allowed, the product wraps to 0 unless checked before multiplying.
+    expectError(edited(k3D, "[16, 16, 16]", "[16777216, 65536, 16777216]"), 3, 17,
+                "the domain [16777216, 65536, 16777216] has more than 1099511627776 cells");
+  }
+  SECTION("a product above the limit by two axes") {
+    expectError(edited(k2D, "[64, 32]", "[16777216, 16777216]"), 3, 17,
+                "the domain [16777216, 16777216] has more than 1099511627776 cells");
+  }
+  SECTION("an axis above the per-axis limit") {
+    expectError(edited(k2D, "[64, 32]", "[64, 16777217]"), 3, 22, "'domain.cells[1]' = 16777217 is too large");
+  }
 }
 
 TEST_CASE("run.steps must be at least 1", "[unit]") {
@@ -348,6 +360,25 @@ TEST_CASE("boundary velocities are checked", "[unit]") {
   SECTION("an inlet pointing out of the domain is a warning") {
     expectWarning(edited(k2D, "y-: {type: wall}", "y-: {type: velocity_inlet, velocity: [0, -0.01]}"), 6, 40,
                   "does not point into the domain");
+  }
+}
+
+TEST_CASE("an obstacle that covers every cell is an error at the obstacle", "[unit]") {
+  SECTION("a box as large as the domain") {
+    expectError(k2D + "obstacles:\n  - {shape: box, min: [0, 0], max: [64, 32]}\n", 10, 5,
+                "obstacle 'obstacle0' covers every cell of the domain 64 x 32: no fluid is left to simulate");
+  }
+  SECTION("a box that reaches every cell centre") {
+    expectError(k3D + "obstacles:\n  - {name: block, shape: box, min: [0.4, 0.5, 0], max: [15.5, 16, 15.6]}\n", 14,
+                5, "obstacle 'block' covers every cell of the domain 16 x 16 x 16");
+  }
+  SECTION("a sphere around a tiny domain") {
+    expectError(edited(k3D, "[16, 16, 16]", "[2, 2, 2]") + "obstacles:\n  - {shape: sphere, center: [1, 1, 1], radius: 1}\n",
+                14, 5, "covers every cell of the domain 2 x 2 x 2");
+  }
+  SECTION("a box that leaves the top row of cells free parses") {
+    const auto c = parse(k2D + "obstacles:\n  - {shape: box, min: [0, 0], max: [64, 31.4]}\n");
+    CHECK(c.obstacles.size() == 1);
   }
 }
 

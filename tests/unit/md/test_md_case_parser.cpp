@@ -108,6 +108,19 @@ TEST_CASE("md parser: unknown key, wrong type, out of range, bad choice are loca
   }
 }
 
+TEST_CASE("md parser: lattice sizes whose atom count overflows are errors at 'cells'", "[unit][md]") {
+  SECTION("2^21 cells per axis: the product wraps a 64-bit integer") {
+    std::string y = kValid;
+    y.replace(y.find("cells: [4, 4, 4]"), 16, "cells: [2097152, 2097152, 2097152]");
+    expectError(y, 4, 48, "2097152 x 2097152 x 2097152 unit cells make more than 2^31 atoms");
+  }
+  SECTION("just above 2^31 atoms") {
+    std::string y = kValid;
+    y.replace(y.find("cells: [4, 4, 4]"), 16, "cells: [1024, 1024, 513]");
+    expectError(y, 4, 48, "more than 2^31 atoms");
+  }
+}
+
 TEST_CASE("md parser: a box shorter than 2 (cutoff + skin) is an error at 'system'", "[unit][md]") {
   std::string y = kValid;
   y.replace(y.find("cells: [4, 4, 4]"), 16, "cells: [4, 3, 4]");  // 3 cells = 5.04 < 2 x 2.8
