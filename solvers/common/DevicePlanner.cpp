@@ -30,16 +30,19 @@ int integerFrom(const char* name, int lo, int hi) {
   return static_cast<int>(x);
 }
 
-// One of `allowed` (its value: the position in the list), or `unset` where the variable is not set.
-int choiceFrom(const char* name, std::initializer_list<const char*> allowed, const char* expected, int unset) {
+// One of `allowed` (its value: the position in the list), or `unset` where the variable is not set; anything else
+// is an error that lists `allowed` ("a, b or c").
+int choiceFrom(const char* name, std::initializer_list<const char*> allowed, int unset) {
   const char* v = environment(name);
   if (!v) return unset;
   int i = 0;
+  std::string expected;
   for (const char* a : allowed) {
     if (std::string(v) == a) return i;
+    expected += (i == 0 ? "" : i + 1 == static_cast<int>(allowed.size()) ? " or " : ", ") + std::string(a);
     ++i;
   }
-  badValue(name, v, expected);
+  badValue(name, v, expected.c_str());
 }
 
 }  // namespace
@@ -49,22 +52,20 @@ DeviceOverrides readDeviceOverrides() {
   using lbm::TileLoad;
   DeviceOverrides o;
   constexpr StreamingLayout layouts[] = {StreamingLayout::TwoLattice, StreamingLayout::InPlace, StreamingLayout::Auto};
-  if (const int l = choiceFrom("HOPSIM_LBM_LAYOUT", {"two-lattice", "in-place", "auto"},
-                               "two-lattice, in-place or auto", -1); l >= 0)
+  if (const int l = choiceFrom("HOPSIM_LBM_LAYOUT", {"two-lattice", "in-place", "auto"}, -1); l >= 0)
     o.layout = layouts[l];
   o.blockThreads = integerFrom("HOPSIM_LBM_BLOCK_THREADS", 64, 256);
   o.graphSteps = integerFrom("HOPSIM_LBM_GRAPH_STEPS", 2, 4096);
-  o.halfPairs = choiceFrom("HOPSIM_LBM_HALF_PAIRS", {"0", "1"}, "0 or 1", -1);
+  o.halfPairs = choiceFrom("HOPSIM_LBM_HALF_PAIRS", {"0", "1"}, -1);
   o.hopperCluster = integerFrom("HOPSIM_HOPPER_CLUSTER", 0, 16);
   constexpr TileLoad loads[] = {TileLoad::Tma, TileLoad::Plain, TileLoad::Auto};
-  if (const int t = choiceFrom("HOPSIM_HOPPER_TILE_LOAD", {"tma", "plain", "auto"}, "tma, plain or auto", -1); t >= 0)
+  if (const int t = choiceFrom("HOPSIM_HOPPER_TILE_LOAD", {"tma", "plain", "auto"}, -1); t >= 0)
     o.tileLoad = loads[t];
   constexpr int steps[] = {1, 2, 4, DeviceOverrides::kStepsAuto, DeviceOverrides::kStepsOff};
-  if (const int k = choiceFrom("HOPSIM_HOPPER_STEPS", {"1", "2", "4", "auto", "off"}, "1, 2, 4, auto or off", -1);
-      k >= 0)
+  if (const int k = choiceFrom("HOPSIM_HOPPER_STEPS", {"1", "2", "4", "auto", "off"}, -1); k >= 0)
     o.hopperSteps = steps[k];
   o.temporalCluster = integerFrom("HOPSIM_HOPPER_TEMPORAL_CLUSTER", 0, 8);
-  o.skipHalo = choiceFrom("HOPSIM_LBM_SKIP_HALO", {"0", "1"}, "0 or 1", 0) == 1;
+  o.skipHalo = choiceFrom("HOPSIM_LBM_SKIP_HALO", {"0", "1"}, 0) == 1;
   return o;
 }
 
