@@ -42,16 +42,17 @@ struct KernelPlan {
 }  // namespace lbm
 
 // Overrides for experiments, from the environment (bench/README.md lists them). readDeviceOverrides() in
-// solvers/common/DevicePlanner.cpp is the one place that reads them; zero / Auto / -1 = not set.
+// solvers/common/DevicePlanner.cpp is the one place that reads them; zero / Auto / -1 = not set (the step count
+// unset is kStepsAuto, as HOPSIM_HOPPER_STEPS=auto).
 struct DeviceOverrides {
-  static constexpr int kStepsUnset = 0, kStepsAuto = -2, kStepsOff = -1;
+  static constexpr int kStepsAuto = -2, kStepsOff = -1;
   lbm::StreamingLayout layout = lbm::StreamingLayout::Auto;  // HOPSIM_LBM_LAYOUT=two-lattice|in-place|auto
   int blockThreads = 0;                  // HOPSIM_LBM_BLOCK_THREADS=64|128|256
   int graphSteps = 0;                    // HOPSIM_LBM_GRAPH_STEPS=N
   int halfPairs = -1;                    // HOPSIM_LBM_HALF_PAIRS=0|1
   int hopperCluster = 0;                 // HOPSIM_HOPPER_CLUSTER=2|4|8|16
   lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto
-  int hopperSteps = kStepsUnset;         // HOPSIM_HOPPER_STEPS=1|2|4|auto|off
+  int hopperSteps = kStepsAuto;          // HOPSIM_HOPPER_STEPS=1|2|4|auto|off
   int temporalCluster = 0;               // HOPSIM_HOPPER_TEMPORAL_CLUSTER=1|4|8
   bool skipHalo = false;                 // HOPSIM_LBM_SKIP_HALO=1: decomposed runs without the exchange (wrong results)
 };
