@@ -21,10 +21,11 @@ if [ -n "${PREBUILT:-}" ]; then
   export LD_LIBRARY_PATH=$PWD/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   build/hopsim --version > "$R/build.log" 2>&1
 else
-  rm -f tests/gpu/lbm/test_lbm_cell_update_host.cpp  # host-only test, slow to compile, runs in CI
+  # Host-only tests (slow to compile; they run in CI):
+  rm -f tests/gpu/lbm/test_lbm_cell_update_host.cpp tests/gpu/lbm/test_lbm_half_pairs_host.cpp tests/gpu/lbm/test_lbm_hopper_host.cpp
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOPSIM_WITH_CUDA=ON -DHOPSIM_WITH_VTK=OFF \
     -DHOPSIM_WITH_MPI=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DHOPSIM_BUILD_TESTS=ON > "$R/build.log" 2>&1 &&
-    timeout 330 cmake --build build -j16 --target hopsim hopsim_tests hopsim_mpi_tests >> "$R/build.log" 2>&1
+    timeout 330 cmake --build build -j16 --target ${TARGETS:-hopsim hopsim_tests hopsim_mpi_tests} >> "$R/build.log" 2>&1
 fi
 echo "build: exit $? in $((SECONDS - t0)) s" | tee "$R/status.txt"
 M="mpiexec --allow-run-as-root --oversubscribe --bind-to none"
@@ -189,6 +190,68 @@ halo)
   fi
   run halo_memcheck_2 90 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests \
     "decomposed LBM on the GPU*" ;;
+bounded)
+  # The bounded benchmark cases (bench/lbm_{cavity,channel}*.yaml) in FP32 and FP16 storage, portable and Hopper
+  # kernels, then ncu of the 3-D cavity's kernels: time, DRAM bytes, instructions, occupancy, load efficiency.
+  for c in cavity3d_256 channel3d_cylinder cavity2d_4096 channel2d_cylinder; do
+    for p in single half; do
+      run "bounded_${c}_$p" 60 $B "bench/lbm_${c}_single.yaml" --set precision=$p --kernels ${BOUNDED_KERNELS:-portable,hopper} \
+        --repeats 5 --json "$R/bounded_${c}_$p.json"
+    done
+  done
+  run bounded_periodic_d3q19_single 45 $B bench/lbm_d3q19_256_single.yaml --kernels portable --repeats 5 \
+    --json "$R/bounded_periodic_d3q19_single.json"
+  NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__occupancy_limit_registers,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,smsp__thread_inst_executed_per_inst_executed.ratio"
+  for c in cavity3d_256 channel3d_cylinder; do
+    for p in single half; do
+      run "ncu_bounded_${c}_$p" 90 $NCU -k "regex:${NCU_KERNELS:-Step|Pair}" -c ${NCU_COUNT:-6} $B "bench/lbm_${c}_single.yaml" \
+        --set precision=$p --kernels portable --steps 8 --repeats 1
+    done
+  done ;;
+walls)
+  # The wall cells in the bulk kernel (issue 14): the LBM GPU tests, the bounded cases with the walls in the bulk
+  # kernel (default) and in the boundary kernel (HOPSIM_LBM_WALLS_IN_BULK=0), each in its own process against the copy
+  # bandwidth measured there, the periodic references, ncu of the new bulk kernels, memcheck.
+  run walls_gpu_lbm_tests 200 $T "[gpu][lbm]"
+  run walls_resources 30 sh -c 'for l in D2Q9 D3Q19 D3Q27; do cuobjdump --dump-resource-usage \
+    build/CMakeFiles/hopsim_lib.dir/kernels/lbm/cuda/CudaLbm$l.cu.o | grep -A1 -E "bulkStepKernel|bulkPairStepKernel"; done'
+  for c in cavity3d_256 channel3d_cylinder cavity2d_4096 channel2d_cylinder; do
+    for p in single half; do
+      for w in 1 0; do
+        run "walls_${c}_${p}_w$w" 45 env HOPSIM_LBM_WALLS_IN_BULK=$w $B "bench/lbm_${c}_single.yaml" --set precision=$p \
+          --kernels portable --repeats 5 --json "$R/walls_${c}_${p}_w$w.json"
+      done
+    done
+  done
+  for c in d3q19_256_single d3q19_256_half d2q9_4096_single; do
+    run "walls_periodic_$c" 45 $B "bench/lbm_$c.yaml" --kernels portable --repeats 5 --json "$R/walls_periodic_$c.json"
+  done
+  run walls_periodic_d2q9_4096_half 45 $B bench/lbm_d2q9_4096_single.yaml --set precision=half --kernels portable \
+    --repeats 5 --json "$R/walls_periodic_d2q9_4096_half.json"
+  NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed"
+  for c in cavity3d_256 channel3d_cylinder; do
+    for p in single half; do
+      run "ncu_walls_${c}_$p" 60 $NCU -k "regex:Step|Pair" -c 4 $B "bench/lbm_${c}_single.yaml" --set precision=$p \
+        --kernels portable --steps 8 --repeats 1
+    done
+  done
+  ;;
+wallsfinal)
+  # After `walls`: the LBM GPU tests, the Hopper tests (wall cells are boundary-kernel cells there), memcheck on the
+  # small 3-D cases (the wall pass runs on their obstacle and walls), the LBM validation on the portable kernels,
+  # the 3-D cavity in FP16 with BGK and TRT, racecheck.
+  run wallsfinal_gpu_lbm_tests 150 $T "[gpu][lbm]"
+  run wallsfinal_hopper_tests 120 $T "[hopper]"
+  run wallsfinal_memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
+  run wallsfinal_validate 120 build/hopsim validate --backend cuda lbm.poiseuille2d lbm.couette2d lbm.channel2d \
+    lbm.poiseuille3d lbm.duct3d lbm.mass_conservation lbm.cavity_re100_small lbm.cavity_re1000 lbm.cylinder2d_st
+  for m in bgk trt; do
+    run "wallsfinal_cavity3d_half_$m" 30 $B bench/lbm_cavity3d_256_single.yaml --set precision=half \
+      --set collision.model=$m --kernels portable --repeats 5 --json "$R/wallsfinal_cavity3d_half_$m.json"
+  done
+  run wallsfinal_periodic_half_trt 30 $B bench/lbm_d3q19_256_half.yaml --set collision.model=trt --kernels portable \
+    --repeats 5 --json "$R/wallsfinal_periodic_half_trt.json"
+  run wallsfinal_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[sanitize]" ;;
 mdmpi)
   # Decomposed MD on the CUDA backend: thermo against the one-rank CUDA engine on 1, 2 and 4 ranks sharing GPU 0
   # (and the MD MPI cases as a whole on 4), then the LJ benchmark on 1 and 2 ranks (2 GPUs where the machine has them).

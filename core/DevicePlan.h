@@ -32,6 +32,10 @@ struct KernelPlan {
   int blockThreads = 256;   // threads per block of the portable kernels: 64, 128 or 256
   int graphSteps = 32;      // steps per captured CUDA graph (even)
   bool halfPairs = true;    // FP16 storage, portable bulk, two lattices: two cells per thread
+  // Portable bulk, two lattices, one rank: the bulk kernel also updates the wall cells (bounce-back links only) in
+  // its own pass where that measured faster; off: the boundary kernel does them (the one path of the Hopper kernels
+  // and of decomposed boxes).
+  bool wallsInBulk = true;
   int clusterBlocks = 0;    // HopperCluster: 2, 4, 8 or 16 blocks per cluster; 0: the most resident cells
   TileLoad tileLoad = TileLoad::Auto;
   int stepsPerLaunch = 1;   // HopperTemporal: 1, 2 or 4
@@ -50,6 +54,7 @@ struct DeviceOverrides {
   int blockThreads = 0;                  // HOPSIM_LBM_BLOCK_THREADS=64|128|256
   int graphSteps = 0;                    // HOPSIM_LBM_GRAPH_STEPS=N
   int halfPairs = -1;                    // HOPSIM_LBM_HALF_PAIRS=0|1
+  int wallsInBulk = -1;                  // HOPSIM_LBM_WALLS_IN_BULK=0|1
   int hopperCluster = 0;                 // HOPSIM_HOPPER_CLUSTER=2|4|8|16
   lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto
   int hopperSteps = kStepsAuto;          // HOPSIM_HOPPER_STEPS=1|2|4|auto|off

@@ -62,6 +62,30 @@ HOPSIM_UNROLL
   return equilibriumShifted<L>(i, rhoG - T(1), rhoG, uG) + f0[i] - equilibriumShifted<L>(i, rho0 - T(1), rho0, u0);
 }
 
+// What a moving wall adds to the population i that bounces off it: 6 w_i rho_w c_i.u_w (rho_w = 1). One
+// expression shared by gather() and the bulk kernels' wall cells, so that both round it alike.
+template <class L, class T>
+HOPSIM_HD T movingWallTerm(const FaceParams<T>& fp, int i) {
+  const T cu = T(L::c(i, 0)) * fp.u[0] + T(L::c(i, 1)) * fp.u[1] + T(L::c(i, 2)) * fp.u[2];
+  return T(6) * L::template w<T>(i) * cu;
+}
+
+// The wall a link that crosses the faces in `crossed` (bit per face, 2 * axis + side) bounces off: the stationary
+// wall among them, else the moving one (the last in face order), else -1 (only inlet or outlet faces). Sets
+// `moving` when the wall is a moving one.
+template <class T>
+HOPSIM_HD int wallOfLink(const DomainParams<T>& p, int crossed, bool& moving) {
+  int wall = -1, movingFace = -1;
+  for (int face = 0; face < 6; ++face) {
+    if (!(crossed & (1 << face))) continue;
+    const int type = p.face[face].type;
+    if (type == kFaceWall) wall = face;
+    else if (type == kFaceMovingWall) movingFace = face;
+  }
+  moving = wall < 0 && movingFace >= 0;
+  return wall >= 0 ? wall : movingFace;
+}
+
 // Pulls the Q populations arriving at cell (x, y, z). `load(i, cell)` reads stored post-collision population i;
 // it is called with cell = self, cell = the upstream neighbour x - c_i of the population i being pulled, or (inlet
 // and outlet ghost nodes only) cell = any cell next to the face.
@@ -122,23 +146,15 @@ HOPSIM_UNROLL
       }
       continue;
     }
-    int wall = -1, moving = -1, open = -1;
-    for (int face = 0; face < 6; ++face) {
-      if (!(crossed & (1 << face))) continue;
-      const int type = p.face[face].type;
-      if (type == kFaceWall) wall = face;
-      else if (type == kFaceMovingWall) moving = face;
-      else if (open < 0) open = face;
-    }
-    if (wall >= 0 || moving >= 0) {
+    bool moving = false;
+    const int wall = wallOfLink(p, crossed, moving);
+    if (wall >= 0) {
       T value = load(o, self);
-      if (wall < 0) {
-        const FaceParams<T>& fp = p.face[moving];
-        const T cu = T(L::c(i, 0)) * fp.u[0] + T(L::c(i, 1)) * fp.u[1] + T(L::c(i, 2)) * fp.u[2];
-        value += T(6) * L::template w<T>(i) * cu;
-      }
+      if (moving) value += movingWallTerm<L>(p.face[wall], i);
       f[i] = value;
     } else if constexpr (OpenFaces) {
+      int open = 0;
+      while (!(crossed & (1 << open))) ++open;  // the first face crossed: all of them are inlets or outlets
       f[i] = ghostPopulation<L>(p, flags, load, open, i, s, self);
     } else {
       f[i] = load(o, self);  // unreachable by contract; bounce-back keeps it defined

@@ -57,6 +57,7 @@ DeviceOverrides readDeviceOverrides() {
   o.blockThreads = integerFrom("HOPSIM_LBM_BLOCK_THREADS", 64, 256);
   o.graphSteps = integerFrom("HOPSIM_LBM_GRAPH_STEPS", 2, 4096);
   o.halfPairs = choiceFrom("HOPSIM_LBM_HALF_PAIRS", {"0", "1"}, -1);
+  o.wallsInBulk = choiceFrom("HOPSIM_LBM_WALLS_IN_BULK", {"0", "1"}, -1);
   o.hopperCluster = integerFrom("HOPSIM_HOPPER_CLUSTER", 0, 16);
   constexpr TileLoad loads[] = {TileLoad::Tma, TileLoad::Plain, TileLoad::Auto};
   if (const int t = choiceFrom("HOPSIM_HOPPER_TILE_LOAD", {"tma", "plain", "auto"}, -1); t >= 0)
@@ -115,6 +116,7 @@ nlohmann::json toJson(const lbm::KernelPlan& k) {
           {"block_threads", k.blockThreads},
           {"graph_steps", k.graphSteps},
           {"half_pairs", k.halfPairs},
+          {"walls_in_bulk", k.wallsInBulk},
           {"cluster_blocks", k.clusterBlocks},
           {"tile_load", toString(k.tileLoad)},
           {"steps_per_launch", k.stepsPerLaunch},

@@ -91,9 +91,11 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   }
   if (asked == DeviceOverrides::kStepsOff || !refusal.empty()) {
     k.bulk = BulkUpdate::HopperCluster;
+    k.wallsInBulk = false;  // the cluster kernel's tiles hold bulk cells only
     return;
   }
   k.bulk = BulkUpdate::HopperTemporal;
+  k.wallsInBulk = false;
   k.stepsPerLaunch = explicitSteps ? asked : autoTemporalSteps(s.lattice);
   const int cluster = o.temporalCluster;
   const bool clusters = dimensionsOf(s.lattice) == 3 && k.stepsPerLaunch == 2;
@@ -104,6 +106,21 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   // Graphs hold an even number of launches of k steps, so each leaves the current array where it found it.
   const int even = 2 * k.stepsPerLaunch;
   k.graphSteps = (k.graphSteps + even - 1) / even * even;
+}
+
+// Whether the wall cells measured faster in the portable bulk kernel's own pass than in the boundary kernel
+// (KernelPlan::wallsInBulk), H200, 2026-12-01 (docs/performance.md, "Bounded cases"): yes on every bounded case
+// (3-D cavity 256^3 FP32 24,641 vs 16,938 MLUPS, FP16 27,594 vs 18,029; 2-D cavity and cylinder channel, FP32 and
+// FP16, +1-5%; 3-D channel with a cylinder FP32 16,904 vs 16,512) except FP16 storage on a 3-D lattice with inlet
+// or outlet faces (the 3-D channel: 17,131 vs 17,808), where the pair kernel's wall pairs cost more than the
+// boundary kernel saves while the ghost-node cells stay in it.
+bool wallsInBulkMeasuredFaster(const LbmSetup& s) {
+  bool openFaces = false;
+  for (int f = 0; f < 6; ++f) {
+    const int t = s.domain.face[f].type;
+    openFaces = openFaces || (!s.domain.periodic[f / 2] && (t == kFaceVelocityInlet || t == kFacePressureOutlet));
+  }
+  return !(s.precision == Precision::Half && dimensionsOf(s.lattice) == 3 && openFaces);
 }
 
 }  // namespace
@@ -123,6 +140,8 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.blockThreads = o.blockThreads ? o.blockThreads : 256;
   k.graphSteps = o.graphSteps ? o.graphSteps + (o.graphSteps & 1) : 32;  // even: a graph ends on its start parity
   k.halfPairs = o.halfPairs != 0;
+  const bool wallsAsked = o.wallsInBulk == 1 || (o.wallsInBulk < 0 && wallsInBulkMeasuredFaster(s));
+  k.wallsInBulk = wallsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts();
   if (plan.backend != Backend::Cuda) return;
 
   const int cc = computeCapability(plan.gpu);

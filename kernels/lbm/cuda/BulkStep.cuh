@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "kernels/lbm/cuda/LbmKernels.cuh"
@@ -46,6 +47,16 @@ class BulkStep {
   // kCellBulk in `cls` (kCellSkip elsewhere; the whole box's classes, or the interior's of a decomposed box).
   // Launches of more than one step are only made where every cell is bulk.
   virtual void enqueue(cudaStream_t stream, int parity, const std::uint8_t* cls, int steps) const = 0;
+
+  // Whether enqueueWithWalls() can update the wall cells (class kCellWall) in the same pass as the bulk ones.
+  virtual bool takesWalls() const { return false; }
+
+  // One step like enqueue(), of the bulk and the wall cells of `cls` (`flags`: the cell flags, which the wall cells'
+  // bounce-back links are found from); only where takesWalls().
+  virtual void enqueueWithWalls(cudaStream_t /*stream*/, int /*parity*/, const std::uint8_t* /*cls*/,
+                                const std::uint8_t* /*flags*/) const {
+    throw std::logic_error("this bulk update does not update wall cells");
+  }
 
   // Steps per launch where every cell is bulk: graphs hold an even number of such launches.
   virtual int stepsPerLaunch() const { return 1; }

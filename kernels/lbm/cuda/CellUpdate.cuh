@@ -10,19 +10,53 @@
 namespace hopsim::lbm {
 
 // Per-cell class computed once: bulk cells pull every population from a fluid neighbour inside the box (periodic
-// wrap allowed), so they skip the per-direction flag reads and face logic of gather().
-enum : std::uint8_t { kCellSkip = 0, kCellBulk = 1, kCellBoundary = 2 };
+// wrap allowed), so they skip the per-direction flag reads and face logic of gather(). Wall cells are the fluid
+// cells whose other links all bounce back, off walls and moving walls only (kCellWall: which ones follows from the
+// cell's position, no memory read) or off solid cells too (kCellWallSolid: the neighbours' flags tell). The
+// two-lattice bulk kernels update them in their own pass (updateCellWithWalls), where their loads coalesce with
+// their bulk neighbours'. Boundary cells (a link to an inlet or outlet ghost node) always need gather().
+enum : std::uint8_t { kCellSkip = 0, kCellBulk = 1, kCellBoundary = 2, kCellWall = 3, kCellWallSolid = 4 };
+
+HOPSIM_HD bool isWallCell(std::uint8_t k) { return k == kCellWall || k == kCellWallSolid; }
+
+// Whether a cell of class `k` goes through the boundary kernel: every non-bulk fluid cell, or only the boundary
+// ones when the bulk update takes the wall cells.
+HOPSIM_HD bool boundaryKernelCell(std::uint8_t k, bool bulkTakesWalls) {
+  return k == kCellBoundary || (isWallCell(k) && !bulkTakesWalls);
+}
+
+// The faces that the link to x + sign * c_i crosses (bit per face, 2 * axis + side; 0 inside the box or wrapped).
+template <class L, class Index>
+HOPSIM_HD unsigned facesCrossed(const CellCursor<Index>& c, int i, int sign) {
+  unsigned mask = 0;
+HOPSIM_UNROLL
+  for (int a = 0; a < L::D; ++a) {
+    const int ci = sign * L::c(i, a);
+    if (ci > 0) mask |= 1u << (2 * a + 1);
+    else if (ci < 0) mask |= 1u << (2 * a);
+  }
+  return c.outside & mask;
+}
 
 template <class L, class T, class Index>
-HOPSIM_HD std::uint8_t classifyCell(const DomainParams<T>&, const std::uint8_t* flags, const CellCursor<Index>& c) {
+HOPSIM_HD std::uint8_t classifyCell(const DomainParams<T>& p, const std::uint8_t* flags, const CellCursor<Index>& c) {
   if (flags[c.self] != kFluid) return kCellSkip;
-  bool bulk = true;
+  bool bulk = true, walls = true, solids = false;
 HOPSIM_UNROLL
   for (int i = 1; i < L::Q; ++i) {
-    if (c.template leaves<L>(i, -1)) bulk = false;
-    else bulk = bulk && flags[static_cast<Index>(c.self + c.template offset<L>(i, -1))] == kFluid;
+    const unsigned crossed = facesCrossed<L>(c, i, -1);
+    bool moving;
+    if (crossed) {
+      bulk = false;
+      walls = walls && wallOfLink(p, static_cast<int>(crossed), moving) >= 0;
+    } else if (flags[static_cast<Index>(c.self + c.template offset<L>(i, -1))] != kFluid) {
+      bulk = false;
+      solids = true;
+    }
   }
-  return bulk ? kCellBulk : kCellBoundary;
+  if (bulk) return kCellBulk;
+  if (!walls) return kCellBoundary;
+  return solids ? kCellWallSolid : kCellWall;
 }
 
 // Momentum exchanged with obstacles by one cell: kept in registers and added to the per-obstacle totals once per
@@ -72,6 +106,67 @@ HOPSIM_UNROLL
   T rho, u[3];
   collideWith<L, Forced>(f, p.collision, rho, u);
   const Access out = acc.forgotten();
+  const CellCursor<Index> d = c.forgotten();
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);
+}
+
+// The links of a wall cell that bounce back (bit i: population i comes back off a wall or a solid cell) and,
+// among them, those off a moving wall: gather()'s rules, without its loads. The faces crossed follow from the
+// cursor; the neighbours' flags are read only where `solids` (class kCellWallSolid).
+template <class L, class T, class Index>
+HOPSIM_HD void wallLinks(const DomainParams<T>& p, const std::uint8_t* flags, const CellCursor<Index>& c, bool solids,
+                         unsigned& bounce, unsigned& moving) {
+  bounce = 0;
+  moving = 0;
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; ++i) {
+    const unsigned crossed = facesCrossed<L>(c, i, -1);
+    if (crossed) {
+      bool movingWall;
+      wallOfLink(p, static_cast<int>(crossed), movingWall);
+      bounce |= 1u << i;
+      if (movingWall) moving |= 1u << i;
+    } else if (solids && flags[static_cast<Index>(c.self + c.template offset<L>(i, -1))] != kFluid) {
+      bounce |= 1u << i;
+    }
+  }
+}
+
+// What a moving wall adds to the populations of a wall cell that bounce off it (decoded values), in place.
+template <class L, class T, class Index>
+HOPSIM_HD void addMovingWallTerms(const DomainParams<T>& p, const CellCursor<Index>& c, unsigned moving, T* f) {
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; ++i) {
+    if (!((moving >> i) & 1u)) continue;
+    bool movingWall;
+    f[i] += movingWallTerm<L>(p.face[wallOfLink(p, static_cast<int>(facesCrossed<L>(c, i, -1)), movingWall)], i);
+  }
+}
+
+// The pull-stream + collide update of a bulk or wall cell (class k) with two lattices. Every population is first
+// pulled from upstream as in a bulk cell (where the link bounces, the cursor's wrapped offset still names a cell of
+// the box, whose value is then discarded), so a warp of bulk cells with a wall cell among them issues its loads
+// together; a wall cell then reads its bounced links from its own opposite slots, which its neighbours' loads have
+// just brought into the cache. Bitwise the result of updateBoundaryCell() for a wall cell and of updateBulkCell()
+// for a bulk one.
+template <class L, bool Forced, class S, class T, class Index>
+HOPSIM_HD void updateCellWithWalls(const DomainParams<T>& p, const std::uint8_t* flags,
+                                   const TwoLatticeStep<L, S, Index>& acc, const CellCursor<Index>& c, std::uint8_t k) {
+  T f[L::Q];
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) f[i] = acc.pull(i, c);
+  if (k != kCellBulk) {
+    unsigned bounce, moving;
+    wallLinks<L>(p, flags, c, k == kCellWallSolid, bounce, moving);
+HOPSIM_UNROLL
+    for (int i = 1; i < L::Q; ++i)
+      if ((bounce >> i) & 1u) f[i] = acc.post(opposite(i), c.self, c);
+    if (moving) addMovingWallTerms<L>(p, c, moving, f);
+  }
+  T rho, u[3];
+  collideWith<L, Forced>(f, p.collision, rho, u);
+  const auto out = acc.forgotten();
   const CellCursor<Index> d = c.forgotten();
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);

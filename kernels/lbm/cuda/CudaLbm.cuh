@@ -1,8 +1,10 @@
 // The CUDA LBM backend (sm_80 and newer) for one lattice and one storage type: device state, cell classes and the
 // list of boundary cells, launches through captured CUDA graphs, halo exchange of decomposed boxes, device-side
 // reductions, fields into pinned host memory on request. The bulk update is the strategy the plan names
-// (BulkStep.cuh: portable, Hopper cluster or Hopper temporal); boundary cells always go through the portable
-// boundary kernel after it, so every lattice and boundary type works with each.
+// (BulkStep.cuh: portable, Hopper cluster or Hopper temporal); boundary cells go through the portable boundary
+// kernel after it, so every lattice and boundary type works with each. Where the bulk update takes them
+// (KernelPlan::wallsInBulk), the wall cells (links that only bounce back) are its cells too, except in the steps
+// that compute obstacle forces, whose momentum exchange is the boundary kernel's.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -73,6 +75,7 @@ class CudaLbm final : public LbmBackend {
     listBoundaryCells();
     initialise(s);
     bulk_ = makeBulk();
+    wallsInBulk_ = plan_.wallsInBulk && bulk_->takesWalls() && !p_.hasGhosts();
     if (plan_.graphSteps < 2 || plan_.graphSteps % (2 * bulk_->stepsPerLaunch()))
       throw std::logic_error("graphs of " + std::to_string(plan_.graphSteps) + " steps: the planner makes them an "
                              "even number of launches");
@@ -87,8 +90,11 @@ class CudaLbm final : public LbmBackend {
                   name_.c_str(), device_.name, device_.major, device_.minor, device_.multiProcessorCount, L::name,
                   storageName(), inPlace_ ? "in-place (AA pattern)" : "two lattices", wide_ ? "64-bit" : "32-bit",
                   block_.x, block_.y);
-    std::string out = buf + bulk_->description() + ", " + std::to_string(boundaryCount_) +
-                      " boundary cells, graphs of " + std::to_string(plan_.graphSteps) + " steps" + plan_.note;
+    std::string out = buf + bulk_->description() + ", " + std::to_string(boundaryCount_) + " boundary cells" +
+                      (wallsInBulk_ ? " (" + std::to_string(boundaryCount_ - openCount_) +
+                                          " of them wall cells updated by the bulk kernel)"
+                                    : "") +
+                      ", graphs of " + std::to_string(plan_.graphSteps) + " steps" + plan_.note;
     if (p_.hasGhosts())
       out += "; decomposed: ghost layers on " + std::to_string(p_.ghost[0] + p_.ghost[1] + p_.ghost[2] + p_.ghost[3] +
                                                                 p_.ghost[4] + p_.ghost[5]) +
@@ -421,15 +427,19 @@ class CudaLbm final : public LbmBackend {
     HOPSIM_CUDA_CHECK_LAUNCH("classifyKernel");
   }
 
-  // The fluid cells that need gather(), in index order so that neighbouring threads read neighbouring cells.
+  // The fluid cells that need gather(), in index order so that neighbouring threads read neighbouring cells: all
+  // of them (wall and boundary cells), and the boundary cells alone for the steps whose bulk update takes the walls.
   void listBoundaryCells() {
     std::vector<std::uint8_t> cls(static_cast<std::size_t>(p_.cells));
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(cls.data(), cls_.get(), cls.size(), cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
-    const std::vector<BoundaryCell> list = boundaryCellsOf(cls, p_.n);
+    const std::vector<BoundaryCell> list = boundaryCellsOf(cls, p_.n, false);
+    const std::vector<BoundaryCell> open = boundaryCellsOf(cls, p_.n, true);
     target_.everyCellBulk = std::all_of(cls.begin(), cls.end(), [](std::uint8_t c) { return c == kCellBulk; });
     boundaryCount_ = static_cast<long long>(list.size());
     boundary_ = uploadList(list, stream_.get());
+    openCount_ = static_cast<long long>(open.size());
+    open_ = uploadList(open, stream_.get());
     if (p_.hasGhosts()) splitShell(cls, list);
     stream_.synchronize();  // the host vectors are freed on return
   }
@@ -493,9 +503,15 @@ class CudaLbm final : public LbmBackend {
   };
 
   // One step: the bulk update over the box, then the boundary kernel over its list. Both only touch slots of their
-  // own cells (in place) or write their own cells (two lattices), so their order does not matter.
+  // own cells (in place) or write their own cells (two lattices), so their order does not matter. A step with
+  // forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
-    launchPart(st, parity, forces, StepPart{cls_.get(), boundary_.get(), boundaryCount_});
+    if (!wallsInBulk_ || forces) {
+      launchPart(st, parity, forces, StepPart{cls_.get(), boundary_.get(), boundaryCount_});
+      return;
+    }
+    bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
+    launchPart(st, parity, nullptr, StepPart{nullptr, open_.get(), openCount_});
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
@@ -580,8 +596,9 @@ class CudaLbm final : public LbmBackend {
   CudaEvent mainDone_, haloDone_, shellDone_;
   bool shellPending_ = false;  // the last step was advanceShellFirst (and no full join since)
   DeviceBuffer<double> forces_, partials_, result_;
-  DeviceBuffer<BoundaryCell> boundary_;
-  long long boundaryCount_ = 0;
+  DeviceBuffer<BoundaryCell> boundary_, open_;  // every non-bulk fluid cell; those with inlet or outlet links
+  long long boundaryCount_ = 0, openCount_ = 0;
+  bool wallsInBulk_ = false;  // steps without forces: the bulk update takes the wall cells, open_ the rest
   PinnedBuffer<double> hostResult_;
   PinnedBuffer<T> rhoHost_, uHost_;
   BulkTarget<L, S> target_;  // p_, f_ and the launch shape, as the bulk update and withAccess() see them

@@ -31,15 +31,16 @@ static cudaDeviceProp selectCudaDevice(int device) {
   return props;
 }
 
-// The cells of class kCellBoundary (the fluid cells that need gather()) of a box of n cells, in index order so that
+// The cells the boundary kernel updates (boundaryKernelCell()) of a box of n cells, in index order so that
 // neighbouring threads of the boundary kernel read neighbouring cells.
-static std::vector<BoundaryCell> boundaryCellsOf(const std::vector<std::uint8_t>& cls, const int n[3]) {
+static std::vector<BoundaryCell> boundaryCellsOf(const std::vector<std::uint8_t>& cls, const int n[3],
+                                                 bool bulkTakesWalls) {
   std::vector<BoundaryCell> list;
   std::size_t c = 0;
   for (int z = 0; z < n[2]; ++z)
     for (int y = 0; y < n[1]; ++y)
       for (int x = 0; x < n[0]; ++x, ++c)
-        if (cls[c] == kCellBoundary) list.push_back({x, y, z});
+        if (boundaryKernelCell(cls[c], bulkTakesWalls)) list.push_back({x, y, z});
   return list;
 }
 

@@ -54,11 +54,11 @@ constexpr int halfPairMinBlocks() {
 template <class L, bool Aligned, bool Forced, class Index>
 __global__ void __launch_bounds__(kHalfPairMaxBlockThreads, halfPairMinBlocks<L>())
     bulkPairStepKernel(const __grid_constant__ DomainParams<float> p, const std::uint8_t* __restrict__ cls,
-                       const TwoLatticeStep<L, __half, Index> access) {
+                       const TwoLatticeStep<L, __half, Index> access, const std::uint8_t* __restrict__ wallFlags) {
   const int x = 2 * static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= p.n[0] || y >= p.n[1]) return;
-  updateBulkPairOfThread<L, Aligned, Forced>(p, cls, access, x, y, static_cast<int>(blockIdx.z));
+  updateBulkPairOfThread<L, Aligned, Forced>(p, cls, access, x, y, static_cast<int>(blockIdx.z), wallFlags);
 }
 
 // The pair kernel's block: as many threads as the one-cell kernel's block (HOPSIM_LBM_BLOCK_THREADS), its x extent
@@ -73,9 +73,10 @@ inline dim3 halfPairBlock(int nx, dim3 cellBlock) {
 
 // Launches the bulk step through the pair kernel when it applies to this access (FP16, two lattices) and the plan
 // asks for pairs (KernelPlan::halfPairs); returns false when the caller must launch the one-cell kernel.
+// `wallFlags`: the cell flags where the wall cells are updated too, else null.
 template <class L, class Access, class T>
 bool launchBulkPairs(cudaStream_t st, const DomainParams<T>& p, const std::uint8_t* cls, const Access& access,
-                     dim3 cellBlock, bool pairs) {
+                     dim3 cellBlock, bool pairs, const std::uint8_t* wallFlags) {
   if constexpr (!IsHalfTwoLattice<Access>::value) {
     return false;
   } else {
@@ -85,8 +86,8 @@ bool launchBulkPairs(cudaStream_t st, const DomainParams<T>& p, const std::uint8
     const dim3 grid((pairs + block.x - 1) / block.x, (static_cast<unsigned>(p.n[1]) + block.y - 1) / block.y,
                     static_cast<unsigned>(p.n[2]));
     withForcing(p, [&]<bool Forced>() {
-      if (p.n[0] % 2 == 0) bulkPairStepKernel<L, true, Forced><<<grid, block, 0, st>>>(p, cls, access);
-      else bulkPairStepKernel<L, false, Forced><<<grid, block, 0, st>>>(p, cls, access);
+      if (p.n[0] % 2 == 0) bulkPairStepKernel<L, true, Forced><<<grid, block, 0, st>>>(p, cls, access, wallFlags);
+      else bulkPairStepKernel<L, false, Forced><<<grid, block, 0, st>>>(p, cls, access, wallFlags);
       HOPSIM_CUDA_CHECK_LAUNCH("bulkPairStepKernel");
     });
     return true;

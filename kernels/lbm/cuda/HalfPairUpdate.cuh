@@ -75,16 +75,41 @@ HOPSIM_HD void putPair(const TwoLatticeStep<L, __half, Index>& acc, int i, Index
   }
 }
 
-// Fused pull-stream + collide update of two bulk cells c0 and c1 = c0 + x (c0.pos[0] even when Aligned).
+// The bounced links of the wall cells of a pair (bit i of bounce0 / bounce1: population i of c0 / c1 comes back
+// off a wall or a solid cell), read from each cell's own opposite slot into the pulled values.
+template <class L, class Index>
+HOPSIM_HD void bouncePair(const TwoLatticeStep<L, __half, Index>& acc, Index self0, unsigned bounce0,
+                          unsigned bounce1, __half2* h) {
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; ++i) {
+    if (!(((bounce0 | bounce1) >> i) & 1u)) continue;
+    const __half* own = populationSlot(acc.src, opposite(i), acc.n, self0);
+    const __half low = ((bounce0 >> i) & 1u) ? own[0] : __low2half(h[i]);
+    const __half high = ((bounce1 >> i) & 1u) ? own[1] : __high2half(h[i]);
+    h[i] = __halves2half2(low, high);
+  }
+}
+
+// Fused pull-stream + collide update of two cells c0 and c1 = c0 + x (c0.pos[0] even when Aligned), each a bulk or
+// a wall cell (k0, k1; wall cells as in updateCellWithWalls, with `flags` the cell flags).
 template <class L, bool Aligned, bool Forced, class Index>
 HOPSIM_HD void updateBulkPair(const DomainParams<float>& p, const TwoLatticeStep<L, __half, Index>& acc,
-                              const CellCursor<Index>& c0, const CellCursor<Index>& c1) {
+                              const CellCursor<Index>& c0, const CellCursor<Index>& c1, std::uint8_t k0,
+                              std::uint8_t k1, const std::uint8_t* flags) {
   using Store = PopulationStorage<__half>;
   constexpr int kWords = (L::Q + 1) / 2;
   __half2 h[L::Q];
-  // All loads first: 2 x Q values in flight before any arithmetic.
+  // All loads first: 2 x Q values in flight before any arithmetic (a bounced link's pull reads a cell of the box and
+  // is then replaced).
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) h[i] = pullPair<L, Aligned>(acc, i, c0, c1);
+  unsigned moving0 = 0, moving1 = 0;
+  if (k0 != kCellBulk || k1 != kCellBulk) {
+    unsigned bounce0 = 0, bounce1 = 0;
+    if (k0 != kCellBulk) wallLinks<L>(p, flags, c0, k0 == kCellWallSolid, bounce0, moving0);
+    if (k1 != kCellBulk) wallLinks<L>(p, flags, c1, k1 == kCellWallSolid, bounce1, moving1);
+    bouncePair(acc, c0.self, bounce0, bounce1, h);
+  }
   // While one cell collides, the other's Q stored values wait packed two to a register ((Q + 1) / 2 registers).
   __half2 wait[kWords];
 HOPSIM_UNROLL
@@ -93,6 +118,7 @@ HOPSIM_UNROLL
   float f[L::Q], rho, u[3];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(__low2half(h[i]));
+  if (moving0) addMovingWallTerms<L>(p, c0, moving0, f);
   collideWith<L, Forced>(f, p.collision, rho, u);
   // Cell c0's results wait the same way; cell c1's inputs come out.
 HOPSIM_UNROLL
@@ -104,6 +130,7 @@ HOPSIM_UNROLL
     if (two) f[2 * k + 1] = Store::decode(__high2half(wait[k]));
     wait[k] = packed(done);
   }
+  if (moving1) addMovingWallTerms<L>(p, c1, moving1, f);
   collideWith<L, Forced>(f, p.collision, rho, u);
   // Store addresses recomputed from values the compiler must treat as new (see forgetValue): keeping the load
   // addresses alive across the two collisions would cost registers.
@@ -116,14 +143,16 @@ HOPSIM_UNROLL
   }
 }
 
-// What one thread of the pair kernel does: the bulk cells among (x, y, z) and (x + 1, y, z), x even. Cells outside
-// the box or not bulk are left alone (the boundary kernel updates the fluid ones).
+// What one thread of the pair kernel does: the bulk cells among (x, y, z) and (x + 1, y, z), x even, and their
+// wall cells where `wallFlags` (the cell flags) is given. Cells outside the box or of other classes are left alone
+// (the boundary kernel updates the fluid ones).
 template <class L, bool Aligned, bool Forced, class Index>
 HOPSIM_HD void updateBulkPairOfThread(const DomainParams<float>& p, const std::uint8_t* cls,
-                                      const TwoLatticeStep<L, __half, Index>& acc, int x, int y, int z) {
+                                      const TwoLatticeStep<L, __half, Index>& acc, int x, int y, int z,
+                                      const std::uint8_t* wallFlags) {
   const auto c0 = CellCursor<Index>::make(p, x, y, z);
   const bool hasSecond = x + 1 < p.n[0];
-  bool bulk0, bulk1;
+  std::uint8_t k0, k1;
   if (Aligned) {
     // nx even: the pair's two class bytes are one aligned 2-byte word (low byte first).
 #if defined(__CUDA_ARCH__)
@@ -132,14 +161,16 @@ HOPSIM_HD void updateBulkPairOfThread(const DomainParams<float>& p, const std::u
     unsigned short two;
     memcpy(&two, cls + c0.self, sizeof two);
 #endif
-    bulk0 = (two & 0xFFu) == kCellBulk;
-    bulk1 = (two >> 8) == kCellBulk;
+    k0 = static_cast<std::uint8_t>(two & 0xFFu);
+    k1 = static_cast<std::uint8_t>(two >> 8);
   } else {
-    bulk0 = cls[c0.self] == kCellBulk;
-    bulk1 = hasSecond && cls[static_cast<Index>(c0.self + Index(1))] == kCellBulk;
+    k0 = cls[c0.self];
+    k1 = hasSecond ? cls[static_cast<Index>(c0.self + Index(1))] : kCellSkip;
   }
-  if (bulk0 && bulk1) {
-    updateBulkPair<L, Aligned, Forced>(p, acc, c0, c0.nextAlongX(p));
+  // Wall cells go in pairs too where the bulk update takes them (wallFlags given).
+  const auto pairable = [&](std::uint8_t k) { return k == kCellBulk || (wallFlags && isWallCell(k)); };
+  if (pairable(k0) && pairable(k1)) {
+    updateBulkPair<L, Aligned, Forced>(p, acc, c0, c0.nextAlongX(p), k0, k1, wallFlags);
     return;
   }
   // Rare (next to boundaries and obstacles, and the last cell of a row of odd length): one cell at a time, one
@@ -148,8 +179,10 @@ HOPSIM_HD void updateBulkPairOfThread(const DomainParams<float>& p, const std::u
 #pragma unroll 1
 #endif
   for (int k = 0; k < 2; ++k) {
-    if (!(k == 0 ? bulk0 : bulk1)) continue;
-    updateBulkCell<L, Forced>(p, acc, k == 0 ? c0 : c0.nextAlongX(p));
+    const std::uint8_t kind = k == 0 ? k0 : k1;
+    const auto c = k == 0 ? c0 : c0.nextAlongX(p);
+    if (kind == kCellBulk) updateBulkCell<L, Forced>(p, acc, c);
+    else if (wallFlags && isWallCell(kind)) updateCellWithWalls<L, Forced>(p, wallFlags, acc, c, kind);
   }
 }
 

@@ -43,15 +43,24 @@ constexpr int bulkMinBlocks() {
   else return L::Q > 19 ? 3 : 4;
 }
 
-// The hot kernel: every bulk cell of the box (other cells return at once; the boundary kernel does them).
+// The hot kernel: every bulk cell of the box and, with two lattices where `wallFlags` is given (the cell flags),
+// the wall cells too (other cells return at once; the boundary kernel does them).
 // Forced = hasBodyForce(p.collision), chosen at launch (see collide()).
 template <class L, class Index, bool Forced, class Access, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
-    bulkStepKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls, const Access access) {
+    bulkStepKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls, const Access access,
+                   const std::uint8_t* __restrict__ wallFlags) {
   int x, y, z;
   if (!cellOfThread(p, 0, x, y, z)) return;
   const auto c = CellCursor<Index>::make(p, x, y, z);
-  if (cls[c.self] != kCellBulk) return;
+  const std::uint8_t k = cls[c.self];
+  if constexpr (IsTwoLattice<Access>::value) {
+    if (wallFlags) {
+      if (k == kCellBulk || isWallCell(k)) updateCellWithWalls<L, Forced>(p, wallFlags, access, c, k);
+      return;
+    }
+  }
+  if (k != kCellBulk) return;
   updateBulkCell<L, Forced>(p, access, c);
 }
 

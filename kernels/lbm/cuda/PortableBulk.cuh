@@ -18,8 +18,17 @@ class PortableBulk final : public BulkStep<L, S> {
 
   void enqueue(cudaStream_t st, int parity, const std::uint8_t* cls, int steps) const override {
     if (steps != 1) throw std::logic_error("the portable bulk update makes one step per launch");
-    if (t_.wide) launch<unsigned long long>(st, parity, cls);
-    else launch<unsigned>(st, parity, cls);
+    if (t_.wide) launch<unsigned long long>(st, parity, cls, nullptr);
+    else launch<unsigned>(st, parity, cls, nullptr);
+  }
+
+  // Two lattices: the wall cells' loads are the bulk cells' with some addresses swapped (updateCellWithWalls).
+  bool takesWalls() const override { return !t_.inPlace; }
+
+  void enqueueWithWalls(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* flags) const override {
+    if (!takesWalls()) throw std::logic_error("the in-place layout updates wall cells in the boundary kernel");
+    if (t_.wide) launch<unsigned long long>(st, parity, cls, flags);
+    else launch<unsigned>(st, parity, cls, flags);
   }
 
   std::string description() const override {
@@ -27,12 +36,13 @@ class PortableBulk final : public BulkStep<L, S> {
   }
 
  private:
+  // wallFlags: the cell flags when the wall cells are updated too, else null.
   template <class Index>
-  void launch(cudaStream_t st, int parity, const std::uint8_t* cls) const {
+  void launch(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* wallFlags) const {
     t_.template withAccess<Index>(parity, [&](const auto access) {
-      if (launchBulkPairs<L>(st, t_.p, cls, access, t_.block, pairs_)) return;  // FP16, two lattices
+      if (launchBulkPairs<L>(st, t_.p, cls, access, t_.block, pairs_, wallFlags)) return;  // FP16, two lattices
       withForcing(t_.p, [&]<bool Forced>() {
-        bulkStepKernel<L, Index, Forced><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access);
+        bulkStepKernel<L, Index, Forced><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, wallFlags);
         HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
       });
     });

@@ -12,6 +12,8 @@
 // full population sets, which is why in-place layouts refuse inlet and outlet faces).
 #pragma once
 
+#include <type_traits>
+
 #include "kernels/lbm/Lattice.h"
 #include "kernels/lbm/cuda/CellCursor.cuh"
 #include "kernels/lbm/cuda/PopulationStorage.cuh"
@@ -49,6 +51,11 @@ struct TwoLatticeStep {
     return a;
   }
 };
+
+template <class Access>
+struct IsTwoLattice : std::false_type {};
+template <class L, class S, class Index>
+struct IsTwoLattice<TwoLatticeStep<L, S, Index>> : std::true_type {};
 
 // The slots of the in-place array that hold a cell's post-collision populations in each state.
 template <class L, class S, class Index>

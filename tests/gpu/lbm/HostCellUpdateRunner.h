@@ -1,10 +1,13 @@
 // The CUDA backend's per-cell code (kernels/lbm/cuda/CellUpdate.cuh) driven by plain host loops: checks the
-// in-place AA layout, the bulk/boundary split and FP16 storage on machines without a GPU. A slot of the AA array
-// is read and written by one cell only, so a sequential sweep computes what the parallel kernel computes.
+// in-place AA layout, the bulk/boundary split, the wall cells in the bulk pass (wallsInBulk, two lattices) and FP16
+// storage on machines without a GPU. A slot of the AA array is read and written by one cell only, so a sequential
+// sweep computes what the parallel kernel computes.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/lbm/LbmBackend.h"
@@ -18,9 +21,9 @@ class HostCellUpdateRunner final : public LbmBackend {
   using T = typename Store::Arith;
 
  public:
-  HostCellUpdateRunner(const LbmSetup& s, bool inPlace)
+  HostCellUpdateRunner(const LbmSetup& s, bool inPlace, bool wallsInBulk = false)
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), cls_(s.flags.size()), inPlace_(inPlace),
-        forces_(3 * std::max(1, s.obstacles), 0.0), obstacles_(s.obstacles) {
+        wallsInBulk_(wallsInBulk && !inPlace), forces_(3 * std::max(1, s.obstacles), 0.0), obstacles_(s.obstacles) {
     const std::size_t n = flags_.size();
     f_[0].assign(L::Q * n, S(0.0f));
     if (!inPlace) f_[1].assign(L::Q * n, S(0.0f));
@@ -44,9 +47,16 @@ class HostCellUpdateRunner final : public LbmBackend {
       const Index n = static_cast<Index>(flags_.size());
       forEachCell([&](const CellCursor<Index>& c) {
         const std::uint8_t kind = cls_[c.self];
+        // As CudaLbm::enqueueStep: wall cells in the bulk pass except in a step with forces.
         const auto update = [&](const auto& access) {
+          if constexpr (IsTwoLattice<std::decay_t<decltype(access)>>::value) {
+            if (isWallCell(kind) && wallsInBulk_ && !forces) {
+              withForcing(p_, [&]<bool Forced>() { updateCellWithWalls<L, Forced>(p_, flags_.data(), access, c, kind); });
+              return;
+            }
+          }
           if (kind == kCellBulk) withForcing(p_, [&]<bool Forced>() { updateBulkCell<L, Forced>(p_, access, c); });
-          else if (kind == kCellBoundary) updateBoundaryCell<L>(p_, flags_.data(), access, c, out);
+          else if (kind != kCellSkip) updateBoundaryCell<L>(p_, flags_.data(), access, c, out);
         };
         if (!inPlace_) update(TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n});
         else if (parity_ == 0) update(InPlaceStep<L, S, Index, 0>{f_[0].data(), n});
@@ -83,6 +93,10 @@ class HostCellUpdateRunner final : public LbmBackend {
     return {fluid + dmass, ke, vmax};
   }
 
+  // The population array the next step reads (two lattices) or the AA array.
+  const std::vector<S>& populations() const { return f_[inPlace_ ? 0 : parity_]; }
+  long long cellsOfClass(std::uint8_t kind) const { return std::count(cls_.begin(), cls_.end(), kind); }
+
   std::vector<std::array<double, 3>> obstacleForces() override {
     std::vector<std::array<double, 3>> out(obstacles_);
     for (int k = 0; k < obstacles_; ++k) out[k] = {forces_[3 * k], forces_[3 * k + 1], forces_[3 * k + 2]};
@@ -105,6 +119,7 @@ class HostCellUpdateRunner final : public LbmBackend {
   DomainParams<T> p_;
   std::vector<std::uint8_t> flags_, cls_;
   bool inPlace_;
+  bool wallsInBulk_;
   std::vector<S> f_[2];
   std::vector<double> forces_;
   int obstacles_;

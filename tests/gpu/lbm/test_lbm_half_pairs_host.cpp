@@ -1,6 +1,6 @@
-// The FP16 two-cells-per-thread bulk update (kernels/lbm/cuda/HalfPairUpdate.cuh) run on the host against the
-// one-cell update: bitwise the same populations after every step, for every lattice, collision model, boundary
-// type, even and odd nx, 32- and 64-bit indices. Runs without a GPU ([unit]); the GPU kernels themselves are
+// The FP16 two-cells-per-thread bulk update (kernels/lbm/cuda/HalfPairUpdate.cuh), wall cells included, run on the
+// host against the one-cell update with the wall cells in the boundary kernel: bitwise the same populations after
+// every step, for every lattice, collision model, boundary type, even and odd nx, 32- and 64-bit indices. Runs without a GPU ([unit]); the GPU kernels themselves are
 // compared in test_lbm_cuda_agreement.cpp ([gpu]).
 #if HOPSIM_WITH_CUDA
 #include <cstring>
@@ -15,8 +15,8 @@ using namespace hopsim::lbm::testing;
 
 namespace {
 
-// Two-lattice FP16 state driven like the CUDA backend: bulk cells by the one-cell update or by pairs (as the
-// threads of the pair kernel would), then the boundary cells.
+// Two-lattice FP16 state driven like the CUDA backend: bulk cells by the one-cell update or by pairs with the wall
+// cells (as the threads of the pair kernel would), then the cells left to the boundary kernel.
 template <class L, class Index>
 class HalfSweeps {
  public:
@@ -41,8 +41,9 @@ class HalfSweeps {
         for (int z = 0; z < p_.n[2]; ++z)
           for (int y = 0; y < p_.n[1]; ++y)
             for (int x = 0; x < p_.n[0]; x += 2) {
-              if (p_.n[0] % 2 == 0) updateBulkPairOfThread<L, true, Forced>(p_, cls_.data(), acc, x, y, z);
-              else updateBulkPairOfThread<L, false, Forced>(p_, cls_.data(), acc, x, y, z);
+              // The pair kernel as launched: wall cells in the bulk pass.
+              if (p_.n[0] % 2 == 0) updateBulkPairOfThread<L, true, Forced>(p_, cls_.data(), acc, x, y, z, flags_.data());
+              else updateBulkPairOfThread<L, false, Forced>(p_, cls_.data(), acc, x, y, z, flags_.data());
             }
       } else {
         forEachCell([&](const CellCursor<Index>& c) {
@@ -51,7 +52,7 @@ class HalfSweeps {
       }
     });
     forEachCell([&](const CellCursor<Index>& c) {
-      if (cls_[c.self] == kCellBoundary) updateBoundaryCell<L>(p_, flags_.data(), acc, c, nullptr);
+      if (boundaryKernelCell(cls_[c.self], pairs)) updateBoundaryCell<L>(p_, flags_.data(), acc, c, nullptr);
     });
     parity_ ^= 1;
   }
