@@ -48,6 +48,8 @@ class LbmSimulation {
                 const mpi::Comm& comm = mpi::Comm::self());
 
   void advance(long long steps, bool forcesOnLastStep = false);
+  // Returns when the steps queued by advance() are done (a GPU backend queues them and returns at once).
+  void finish() { backend_->finish(); }
   long long step() const { return step_; }
   const LbmCase& config() const { return case_; }
   LbmBackend& backend() { return *backend_; }
