@@ -9,10 +9,13 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "CatchCompat.h"
+#include "solvers/common/BenchSchema.h"
+#include "solvers/common/BenchSuite.h"
 #include "ScratchDir.h"
 
 namespace fs = std::filesystem;
@@ -71,4 +74,77 @@ TEST_CASE("run.json records the commit of the source tree the binary was built f
   CHECK(run["build"]["git_commit"] == head + (dirty ? "-dirty" : ""));
   CHECK(run["build"]["build_type"].get<std::string>().size() > 0);
   CHECK(run["build"]["cuda_architectures"].is_string());
+}
+
+TEST_CASE("the CPU suite at the tiny scale writes one valid bench document that compare reads", "[bench_suite]") {
+  ScratchDir dir("bench_suite");
+  Result r = runHopsim("bench --suite standard --backend cpu --scale tiny --out " + dir.path().string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  // Progress as it goes, then the file's path.
+  CHECK(r.output.find("[1/7] lbm periodic D2Q9 single 64x64") != std::string::npos);
+  CHECK(r.output.find("[7/7] md lj mixed 864 atoms") != std::string::npos);
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir.path())) files.push_back(entry.path());
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].filename().string().rfind("suite-standard-cpu-", 0) == 0);
+  CHECK(r.output.find(files[0].string()) != std::string::npos);
+
+  const nlohmann::json doc = readJson(files[0]);
+  const std::vector<std::string> problems = hopsim::checkBenchDocument(doc);
+  for (const auto& p : problems) INFO(p);
+  CHECK(problems.empty());
+  CHECK(doc["suite"]["name"] == "standard");
+  CHECK(doc["suite"]["version"] == hopsim::kStandardSuiteVersion);
+  CHECK(doc["suite"]["scale"] == "tiny");
+  CHECK(doc["copy_bandwidth"]["memory"] == "host");
+  REQUIRE(doc["runs"].size() == 7);
+  CHECK(doc["runs"][1]["id"] == "lbm/periodic/D3Q19/single/cpu/two-lattice/16x16x16");
+  CHECK(doc["runs"][3]["id"] == "lbm/cavity3d/D3Q19/single/cpu/two-lattice/16x16x16");
+  CHECK(doc["runs"][4]["id"] == "lbm/cylinder2d/D2Q9/single/cpu/two-lattice/300x62");
+  CHECK(doc["runs"][6]["id"] == "md/lj/mixed/cpu/864");
+  for (const auto& run : doc["runs"]) {
+    INFO(run["id"]);
+    CHECK(!run.contains("error"));
+  }
+
+  // Round trip: the file against a copy of itself matches every run at a speed ratio of 1.
+  fs::copy_file(files[0], dir.path() / "again.json");
+  r = runHopsim("compare " + files[0].string() + " " + (dir.path() / "again.json").string() + " --json " +
+                (dir.path() / "comparison.json").string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("md/lj/mixed/cpu/864") != std::string::npos);
+  const nlohmann::json comparison = readJson(dir.path() / "comparison.json");
+  REQUIRE(comparison["runs"].size() == 7);
+  for (const auto& run : comparison["runs"]) CHECK(run["ratios"][1]["speed"].get<double>() == Approx(1.0));
+  CHECK(comparison["missing"].empty());
+}
+
+TEST_CASE("compare on the command line: bad, truncated and other-version files exit 2 naming the file",
+          "[integration][bench]") {
+  ScratchDir dir("compare_cli");
+  fs::create_directories(dir.path());
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.path() / name) << text;
+    return (dir.path() / name).string();
+  };
+  const std::string truncated = write("truncated.json", "{\"schema\": \"hopsim-bench\", \"runs\": [");
+  const std::string old = write("old.json", "{\"solver\": \"lbm\", \"runs\": []}");
+  const std::string newer = write("newer.json", "{\"schema\": \"hopsim-bench\", \"schema_version\": \"2.0\"}");
+  Result r = runHopsim("compare " + truncated + " " + old);
+  CHECK(r.code == 2);
+  CHECK(r.output.find(truncated + ": not valid JSON: parse error at line 1, column 37") != std::string::npos);
+  r = runHopsim("compare " + old + " " + newer);
+  CHECK(r.code == 2);
+  CHECK(r.output.find(old + ": not a usable bench document: schema: missing or not 'hopsim-bench'") !=
+        std::string::npos);
+  r = runHopsim("compare " + newer + " " + old);
+  CHECK(r.code == 2);
+  CHECK(r.output.find(newer + ": not a usable bench document: schema_version: 2.0 has another major version") !=
+        std::string::npos);
+  CHECK(runHopsim("compare " + truncated).code == 2);  // one file is not a comparison
+  CHECK(runHopsim("compare " + truncated + " " + (dir.path() / "absent.json").string()).code == 2);
+  CHECK(runHopsim(std::string("bench --suite standard ") + HOPSIM_SOURCE_DIR + "/inputs/lbm/cavity3d.yaml").code == 2);
+  CHECK(runHopsim("bench --suite fastest").code == 2);
 }

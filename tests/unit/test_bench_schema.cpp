@@ -1,4 +1,5 @@
-// The bench document (solvers/common/BenchSchema) on crafted documents.
+// The bench document (solvers/common/BenchSchema), `hopsim compare`'s arithmetic (BenchCompare) on crafted
+// documents whose numbers are known, and the standard suite's plan (BenchSuite) for GPUs of several memory sizes.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -6,7 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "CatchCompat.h"
+#include "ScratchDir.h"
+#include "core/ExitCode.h"
+#include "solvers/common/BenchCompare.h"
 #include "solvers/common/BenchSchema.h"
+#include "solvers/common/BenchSuite.h"
 
 using namespace hopsim;
 
@@ -156,4 +161,147 @@ TEST_CASE("the schema check refuses another major version and documents without 
   problems = checkBenchDocument({{"solver", "lbm"}, {"runs", nlohmann::json::array()}});
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].find("not a hopsim bench document") != std::string::npos);
+}
+
+TEST_CASE("compare: ratios, their range, the bandwidth prediction, missing runs, Hopper gain and warnings",
+          "[unit][bench]") {
+  const std::string x = "lbm/periodic/D3Q19/single/portable/two-lattice/100x100x100";
+  const std::string xHopper = "lbm/periodic/D3Q19/single/hopper/two-lattice/100x100x100";
+  BenchFile a{"a100.json", "a100",
+              document("NVIDIA A100-SXM4-80GB", std::string(40, 'a'), 2000,
+                       {lbmRun(x, 2.0, 1.9, 2.2, 2000), lbmRun("lbm/only-in-a", 1, 1, 1, 2000), mdRun(0.2)})};
+  BenchFile b{"h100.json", "h100",
+              document("NVIDIA H100 80GB HBM3", std::string(40, 'b'), 3000,
+                       {lbmRun(x, 1.0, 0.95, 1.1, 3000), lbmRun(xHopper, 0.8, 0.8, 0.8, 3000), mdRun(0.08)})};
+  const nlohmann::json c = compareBench({a, b});
+  INFO(c.dump(2));
+  REQUIRE(c["runs"].size() == 4);  // the baseline's three in its order, then the one only h100 has
+  const nlohmann::json& row = c["runs"][0];
+  CHECK(row["id"] == x);
+  CHECK(row["ratios"][0].is_null());  // the baseline against itself
+  const nlohmann::json& r = row["ratios"][1];
+  CHECK(r["speed"].get<double>() == Approx(2.0));
+  CHECK(r["speed_low"].get<double>() == Approx(1.9 / 1.1));
+  CHECK(r["speed_high"].get<double>() == Approx(2.2 / 0.95));
+  CHECK(r["bandwidth_predicted"].get<double>() == Approx(1.5));
+  CHECK(r["measured_over_predicted"].get<double>() == Approx(2.0 / 1.5));
+  CHECK(r["predicted_step_time_ms"].get<double>() == Approx(2.0 * 2000 / 3000));
+  CHECK(row["per_file"][1]["fraction_of_copy_bandwidth"].get<double>() == Approx(152.0 / 3000));
+  CHECK(c["runs"][2]["ratios"][1]["speed"].get<double>() == Approx(2.5));  // MD 0.2 ms vs 0.08 ms
+  // Runs one side lacks: listed, with the files that lack them.
+  REQUIRE(c["missing"].size() == 2);
+  CHECK(c["missing"][0]["id"] == "lbm/only-in-a");
+  CHECK(c["missing"][0]["missing_in"] == nlohmann::json::array({"h100"}));
+  CHECK(c["missing"][1]["id"] == xHopper);
+  CHECK(c["missing"][1]["missing_in"] == nlohmann::json::array({"a100"}));
+  // The Hopper kernels against the portable ones on the same GPU: 1.0 ms / 0.8 ms.
+  REQUIRE(c["hopper_gain"].size() == 1);
+  CHECK(c["hopper_gain"][0]["file"] == "h100");
+  CHECK(c["hopper_gain"][0]["gain"].get<double>() == Approx(1.25));
+  bool commits = false;
+  for (const auto& w : c["warnings"]) commits = commits || w.get<std::string>().find("hopsim commits differ") != std::string::npos;
+  CHECK(commits);
+
+  const std::string table = formatComparison(c, "table");
+  INFO(table);
+  CHECK(table.find("2.000") != std::string::npos);        // speed
+  CHECK(table.find("1.727..2.316") != std::string::npos); // its range
+  CHECK(table.find("1.500") != std::string::npos);        // bandwidth prediction
+  CHECK(table.find("1.333") != std::string::npos);        // measured over predicted
+  CHECK(table.find("not in h100: lbm/only-in-a") != std::string::npos);
+  CHECK(table.find("warning: a100 and h100: hopsim commits differ") != std::string::npos);
+  const std::string csv = formatComparison(c, "csv");
+  CHECK(csv.rfind("run,a100 ms/step,", 0) == 0);
+  CHECK(formatComparison(c, "markdown").find("|---") != std::string::npos);
+}
+
+TEST_CASE("compare refuses files that share no run, and bad or truncated JSON with the file and position",
+          "[unit][bench]") {
+  BenchFile a{"a.json", "a", document("GPU A", "x", 2000, {lbmRun("lbm/one", 1, 1, 1, 2000)})};
+  BenchFile b{"b.json", "b", document("GPU B", "x", 3000, {lbmRun("lbm/two", 1, 1, 1, 3000)})};
+  try {
+    compareBench({a, b});
+    FAIL("no exception");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("b.json: no run matches a measured run of a.json") != std::string::npos);
+    CHECK(what.find("lbm/two") != std::string::npos);
+  }
+
+  ScratchDir dir("bench_files");
+  std::filesystem::create_directories(dir.path());
+  const std::string good = document("GPU A", "x", 2000, {mdRun(0.1)}).dump(2);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.path() / name) << text;
+    return (dir.path() / name).string();
+  };
+  const std::string truncated = write("truncated.json", good.substr(0, good.size() / 2));
+  try {
+    readBenchFile(truncated);
+    FAIL("no exception");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.rfind(truncated + ": not valid JSON: parse error at line ", 0) == 0);
+  }
+  nlohmann::json newer = nlohmann::json::parse(good);
+  newer["schema_version"] = "2.1";
+  const std::string newerFile = write("newer.json", newer.dump());
+  try {
+    readBenchFile(newerFile);
+    FAIL("no exception");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find(newerFile + ": not a usable bench document: schema_version: 2.1") == 0);
+  }
+  CHECK(readBenchFile(write("good.json", good)).label == "good");
+}
+
+namespace {
+
+const SuiteCase* findCase(const SuitePlan& plan, const std::string& label) {
+  for (const auto& c : plan.cases)
+    if (c.label == label) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("the standard suite: every case on a GPU with room, sized down or left out where memory is short",
+          "[unit][bench]") {
+  constexpr double GiB = double(1ull << 30);
+  // 141 GiB free (an H200): everything at full size, FP32 storage of the large grid too (153 B per cell: 76.5 GiB).
+  SuitePlan plan = planStandardSuite(Backend::Cuda, SuiteScale::Full, 139 * GiB, true);
+  CHECK(plan.notes.empty());
+  CHECK(plan.cases.size() == 2 * 5 + 2 + 3);  // 5 cases x 2 precisions, the large grid twice, MD at 3 sizes
+  REQUIRE(findCase(plan, "lbm periodic D3Q19 single 1024x1024x512"));
+  REQUIRE(findCase(plan, "lbm periodic D3Q19 half 1024x1024x512"));
+  REQUIRE(findCase(plan, "lbm cavity3d D3Q19 half 256x256x256"));
+  REQUIRE(findCase(plan, "lbm cylinder2d D2Q9 single 9600x1984"));
+  CHECK(findCase(plan, "lbm periodic D2Q9 single 4096x4096")->variants ==
+        std::vector{KernelVariant::Portable, KernelVariant::Hopper});
+  CHECK(findCase(plan, "md lj mixed 32000 atoms"));
+  CHECK(findCase(plan, "md lj mixed 1048576 atoms"));
+  CHECK(findCase(plan, "md lj mixed 16384000 atoms"));
+
+  // 79 GiB free (an H100 80 GB, no Hopper kernels asked): FP32 storage of the large grid does not fit (0.85 of the
+  // free memory is 67 GiB), FP16 storage (77 B per cell: 38.5 GiB) does.
+  plan = planStandardSuite(Backend::Cuda, SuiteScale::Full, 79 * GiB, false);
+  CHECK(!findCase(plan, "lbm periodic D3Q19 single 1024x1024x512"));
+  CHECK(findCase(plan, "lbm periodic D3Q19 half 1024x1024x512"));
+  REQUIRE(plan.notes.size() == 1);
+  CHECK(plan.notes[0].find("left out: lbm periodic D3Q19 single 1024x1024x512") == 0);
+  CHECK(findCase(plan, "lbm periodic D2Q9 single 4096x4096")->variants == std::vector{KernelVariant::Portable});
+
+  // 39 GiB free (an A100 40 GB): FP16 storage of the large grid is halved along its largest axis (y of the equal x
+  // and y), and says so.
+  plan = planStandardSuite(Backend::Cuda, SuiteScale::Full, 39 * GiB, false);
+  CHECK(findCase(plan, "lbm periodic D3Q19 half 1024x512x512"));
+  REQUIRE(plan.notes.size() == 2);
+  CHECK(plan.notes[0].find("sized down: lbm periodic D3Q19 half from 1024x1024x512 to 1024x512x512") == 0);
+
+  // The cpu backend: single precision only, smaller sizes, the MD sizes of a workstation.
+  plan = planStandardSuite(Backend::Cpu, SuiteScale::Full, 0, false);
+  CHECK(plan.cases.size() == 5 + 1 + 2);
+  CHECK(findCase(plan, "lbm periodic D3Q19 single 128x128x128"));
+  CHECK(findCase(plan, "md lj mixed 256000 atoms"));
+  for (const auto& c : plan.cases) CHECK(c.label.find("half") == std::string::npos);
 }
