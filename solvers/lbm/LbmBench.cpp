@@ -138,7 +138,8 @@ nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mp
   const Decomposition& d = *sim.decomposition();
   const double bytes = sim.backend().bytesPerCellUpdate();
   const nlohmann::json m = spread(mlups);
-  r["id"] = benchRunId(c, geometry, toString(sim.devicePlan().kernels), sim.backend().layout(), comm.size());
+  r["kernels"] = gpu ? toString(sim.devicePlan().kernels) : "cpu";
+  r["id"] = benchRunId(c, geometry, r["kernels"].get<std::string>(), sim.backend().layout(), comm.size());
   r["solver"] = "lbm";
   r["description"] = describe(c, geometry) + "; " + sim.backend().description();
   r["layout"] = sim.backend().layout();
