@@ -32,6 +32,7 @@ struct CompareArgs {
   std::string baseline;            // a file's label (its name without .json) or path
   std::string format = "table";    // table, markdown, csv, json
   std::string json;                // write the comparison as JSON here too
+  std::string project;             // a GPU of knownGpus(): project the one file given onto it
 };
 int compareCommand(const CompareArgs& args);
 

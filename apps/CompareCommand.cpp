@@ -1,4 +1,5 @@
-// `hopsim compare A.json B.json ...`: bench results of several machines side by side (solvers/common/BenchCompare).
+// `hopsim compare A.json B.json ...`: bench results of several machines side by side, or one file projected onto a
+// GPU known by its datasheet (solvers/common/BenchCompare).
 #include <cstdio>
 
 #include "apps/Commands.h"
@@ -10,6 +11,16 @@ namespace hopsim::app {
 int compareCommand(const CompareArgs& args) {
   std::vector<BenchFile> files;
   for (const auto& path : args.files) files.push_back(readBenchFile(path));
+  if (!args.project.empty()) {
+    if (files.size() != 1) throw InputError("--project takes one measured file, not " + std::to_string(files.size()));
+    const nlohmann::json projection = projectBench(files[0], args.project);
+    const std::string json = projection.dump(2) + "\n";
+    if (!args.json.empty()) io::writeFileAtomic(args.json, json);
+    const std::string text = args.format == "json" ? json : formatProjection(projection, args.format);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  if (files.size() < 2) throw InputError("compare needs two or more bench files (or --project GPU and one file)");
   std::size_t baseline = 0;
   if (!args.baseline.empty()) {
     baseline = files.size();

@@ -9,6 +9,7 @@
 #include "apps/Commands.h"
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
+#include "solvers/common/BenchCompare.h"
 
 int main(int argc, char** argv) {
   hopsim::mpi::Session mpiSession(argc, argv);
@@ -70,12 +71,15 @@ int main(int argc, char** argv) {
   auto* compareCmd = app.add_subcommand("compare", "Compare bench results of several machines run by run");
   compareCmd->add_option("files", compare.files, "Bench JSON files (hopsim bench --json, --suite); the first is the baseline")
       ->required()
-      ->expected(2, -1)
       ->check(CLI::ExistingFile);
   compareCmd->add_option("--baseline", compare.baseline, "The file the others are compared with (name or path)");
   compareCmd->add_option("--format", compare.format, "Output: table, markdown, csv or json")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}));
   compareCmd->add_option("--json", compare.json, "Also write the comparison as JSON to this file");
+  std::vector<std::string> projectable;
+  for (const auto& gpu : hopsim::knownGpus()) projectable.push_back(gpu.key);
+  compareCmd->add_option("--project", compare.project, "Project one measured file onto a GPU by its datasheet")
+      ->check(CLI::IsMember(projectable));
 
   app.add_subcommand("info", "Version, build options, CPU threads and GPUs");
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -391,6 +392,113 @@ std::string formatComparison(const nlohmann::json& comparison, const std::string
     out += fmt::format("not in {}: {}\n", where, m["id"].get<std::string>());
   }
   for (const auto& w : comparison["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+  return out;
+}
+
+const std::vector<GpuDatasheet>& knownGpus() {
+  // NVIDIA datasheets: HBM bandwidth in GB/s.
+  static const std::vector<GpuDatasheet> gpus = {
+      {"a100-40gb", "NVIDIA A100 40GB (SXM4 or PCIe)", 1555, false},
+      {"a100-80gb-pcie", "NVIDIA A100 80GB PCIe", 1935, false},
+      {"a100-80gb", "NVIDIA A100 80GB SXM4", 2039, false},
+      {"h100-pcie", "NVIDIA H100 PCIe 80GB", 2000, true},
+      {"h100-sxm", "NVIDIA H100 SXM5 80GB", 3350, true},
+      {"h100-nvl", "NVIDIA H100 NVL 94GB", 3900, true},
+      {"h200", "NVIDIA H200 141GB (SXM or NVL)", 4800, true},
+  };
+  return gpus;
+}
+
+namespace {
+
+// The table's entry for a board name as the CUDA runtime reports it ("NVIDIA H100 80GB HBM3", "NVIDIA
+// A100-PCIE-40GB"); null when the name is not one of them.
+const GpuDatasheet* datasheetFor(std::string name) {
+  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
+  std::string key;
+  if (has("h200")) key = "h200";
+  else if (has("h100")) key = has("pcie") ? "h100-pcie" : has("nvl") ? "h100-nvl" : "h100-sxm";
+  else if (has("a100")) key = has("40gb") ? "a100-40gb" : has("pcie") ? "a100-80gb-pcie" : "a100-80gb";
+  for (const auto& g : knownGpus())
+    if (g.key == key) return &g;
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json projectBench(const BenchFile& measured, const std::string& target) {
+  const GpuDatasheet* to = nullptr;
+  std::string keys;
+  for (const auto& g : knownGpus()) {
+    if (g.key == target) to = &g;
+    keys += (keys.empty() ? "" : ", ") + g.key;
+  }
+  if (!to) throw InputError("--project " + target + ": not a GPU hopsim knows the datasheet of (" + keys + ")");
+  const nlohmann::json& gpu = measured.doc["provenance"]["gpu"];
+  if (!gpu.is_object())
+    throw InputError(measured.path + ": measured on the cpu backend; a projection needs a file measured on a GPU");
+  const GpuDatasheet* from = datasheetFor(gpu["name"].get<std::string>());
+  const double fromBandwidth = from ? from->bandwidthGBs : number(gpu, "theoretical_bandwidth_gbs");
+  if (fromBandwidth <= 0)
+    throw InputError(measured.path + ": the datasheet bandwidth of " + gpu["name"].get<std::string>() +
+                     " is not known and the file has no clocks to compute it from");
+  const double copy = copyBandwidthGBs(measured.doc["copy_bandwidth"]);
+  const double scale = fromBandwidth / to->bandwidthGBs;
+  nlohmann::json runs = nlohmann::json::array();
+  nlohmann::json left = nlohmann::json::array();
+  for (const auto& run : measured.doc["runs"]) {
+    if (run.contains("error")) continue;
+    if (run.value("kernels", "") == "hopper" && !to->hopperFeatures) {
+      left.push_back(run["id"]);
+      continue;
+    }
+    const double ms = run["step_time_ms"]["median"];
+    nlohmann::json row = {{"id", run["id"]},
+                          {"measured_step_time_ms", ms},
+                          {"projected_step_time_ms", ms * scale},
+                          {"unit", run["throughput"]["unit"]},
+                          {"projected_throughput", run["throughput"]["median"].get<double>() / scale}};
+    runs.push_back(row);
+  }
+  return {{"projection", "step times scaled by the ratio of datasheet bandwidths: the target is assumed to reach "
+                         "the fraction of its datasheet bandwidth the measured GPU reached; a projection, not a "
+                         "measurement (MD is partly latency-bound: treat its figures as an upper estimate)"},
+          {"measured_file", measured.path},
+          {"measured_gpu", gpu["name"]},
+          {"measured_datasheet_gbs", fromBandwidth},
+          {"measured_datasheet_source", from ? "hopsim's table: " + from->name : std::string("clocks x bus width")},
+          {"measured_copy_gbs", copy},
+          {"target", to->key},
+          {"target_gpu", to->name},
+          {"target_datasheet_gbs", to->bandwidthGBs},
+          {"target_copy_gbs_assumed", copy > 0 ? nlohmann::json(copy / scale) : nlohmann::json(nullptr)},
+          {"runs", runs},
+          {"left_out", left},
+          {"left_out_why", to->hopperFeatures ? "" : "Hopper-kernel runs: the target has no thread block clusters or TMA"}};
+}
+
+std::string formatProjection(const nlohmann::json& p, const std::string& format) {
+  std::vector<std::vector<std::string>> rows = {
+      {"run", "measured ms/step", "projected ms/step", "projected rate"}};
+  for (const auto& r : p["runs"]) {
+    const double rate = r["projected_throughput"];
+    rows.push_back({r["id"], fixed(r["measured_step_time_ms"], "{:.4g}"), fixed(r["projected_step_time_ms"], "{:.4g}"),
+                    r["unit"] == "MLUPS" ? fmt::format("{:.5g} MLUPS", rate)
+                                         : fmt::format("{:.4g} {}", rate, r["unit"].get<std::string>())});
+  }
+  std::string out;
+  if (format != "csv")
+    out += fmt::format("PROJECTION for {} ({:.0f} GB/s datasheet) from {} measured on {} ({:.0f} GB/s datasheet, "
+                       "{:.0f} GB/s copy measured); not a measurement.\n\n",
+                       p["target_gpu"].get<std::string>(), p["target_datasheet_gbs"].get<double>(),
+                       p["measured_file"].get<std::string>(), p["measured_gpu"].get<std::string>(),
+                       p["measured_datasheet_gbs"].get<double>(), p["measured_copy_gbs"].get<double>());
+  out += render(rows, format);
+  if (format == "csv") return out;
+  out += "\n" + p["projection"].get<std::string>() + "\n";
+  for (const auto& id : p["left_out"])
+    out += fmt::format("left out: {} ({})\n", id.get<std::string>(), p["left_out_why"].get<std::string>());
   return out;
 }
 

@@ -1,6 +1,6 @@
 // `hopsim compare`: bench documents (single runs or suites) from several machines, matched run by run, with the
 // ratio of step times, each machine's fraction of its own copy bandwidth, and what the copy bandwidths alone
-// predict.
+// predict; and projections of a measured file onto GPUs known by their datasheets.
 #pragma once
 
 #include <string>
@@ -36,5 +36,23 @@ nlohmann::json compareBench(const std::vector<BenchFile>& files, std::size_t bas
 
 // The comparison as text: "table" (aligned columns), "markdown" or "csv".
 std::string formatComparison(const nlohmann::json& comparison, const std::string& format);
+
+// GPUs nobody here may have, by their datasheet memory bandwidth and whether they have thread block clusters and
+// TMA (the Hopper kernels).
+struct GpuDatasheet {
+  std::string key;   // the --project name: a100-40gb, a100-80gb, a100-80gb-pcie, h100-pcie, h100-sxm, h100-nvl, h200
+  std::string name;
+  double bandwidthGBs;
+  bool hopperFeatures;
+};
+const std::vector<GpuDatasheet>& knownGpus();
+
+// Step times of a measured file projected onto `target` (a knownGpus key): each run's step time scaled by the
+// ratio of the datasheet bandwidths, i.e. the target is assumed to reach the same fraction of its datasheet
+// bandwidth as the measured GPU did. Hopper-kernel runs are left out for a target without clusters and TMA. The
+// measured GPU's datasheet figure comes from the same table by its name, else from its clocks and bus width.
+// InputError for an unknown target, or a file without a GPU.
+nlohmann::json projectBench(const BenchFile& measured, const std::string& target);
+std::string formatProjection(const nlohmann::json& projection, const std::string& format);
 
 }  // namespace hopsim

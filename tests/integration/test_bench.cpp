@@ -119,6 +119,14 @@ TEST_CASE("the CPU suite at the tiny scale writes one valid bench document that 
   REQUIRE(comparison["runs"].size() == 7);
   for (const auto& run : comparison["runs"]) CHECK(run["ratios"][1]["speed"].get<double>() == Approx(1.0));
   CHECK(comparison["missing"].empty());
+
+  // One file is a projection's input, not a comparison's; a CPU measurement projects onto no GPU.
+  r = runHopsim("compare " + files[0].string());
+  CHECK(r.code == 2);
+  CHECK(r.output.find("compare needs two or more bench files") != std::string::npos);
+  r = runHopsim("compare " + files[0].string() + " --project h100-sxm");
+  CHECK(r.code == 2);
+  CHECK(r.output.find("measured on the cpu backend") != std::string::npos);
 }
 
 TEST_CASE("compare on the command line: bad, truncated and other-version files exit 2 naming the file",
@@ -143,7 +151,6 @@ TEST_CASE("compare on the command line: bad, truncated and other-version files e
   CHECK(r.code == 2);
   CHECK(r.output.find(newer + ": not a usable bench document: schema_version: 2.0 has another major version") !=
         std::string::npos);
-  CHECK(runHopsim("compare " + truncated).code == 2);  // one file is not a comparison
   CHECK(runHopsim("compare " + truncated + " " + (dir.path() / "absent.json").string()).code == 2);
   CHECK(runHopsim(std::string("bench --suite standard ") + HOPSIM_SOURCE_DIR + "/inputs/lbm/cavity3d.yaml").code == 2);
   CHECK(runHopsim("bench --suite fastest").code == 2);

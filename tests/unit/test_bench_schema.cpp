@@ -255,6 +255,37 @@ TEST_CASE("compare refuses files that share no run, and bad or truncated JSON wi
   CHECK(readBenchFile(write("good.json", good)).label == "good");
 }
 
+TEST_CASE("compare --project: step times scaled by datasheet bandwidths, Hopper kernels only on Hopper GPUs",
+          "[unit][bench]") {
+  const std::string portable = "lbm/periodic/D3Q19/single/portable/two-lattice/100x100x100";
+  const std::string hopper = "lbm/periodic/D3Q19/single/hopper/two-lattice/100x100x100";
+  const BenchFile h200{"h200.json", "h200",
+                       document("NVIDIA H200", "x", 4000, {lbmRun(portable, 1.0, 1.0, 1.0, 4000),
+                                                           lbmRun(hopper, 0.9, 0.9, 0.9, 4000), mdRun(0.1)})};
+  // An A100 80GB SXM: 2,039 GB/s against the H200's 4,800; no clusters or TMA.
+  nlohmann::json p = projectBench(h200, "a100-80gb");
+  INFO(p.dump(2));
+  REQUIRE(p["runs"].size() == 2);
+  CHECK(p["runs"][0]["id"] == portable);
+  CHECK(p["runs"][0]["projected_step_time_ms"].get<double>() == Approx(4800.0 / 2039));
+  CHECK(p["runs"][0]["projected_throughput"].get<double>() == Approx(1000.0 * 2039 / 4800));  // MLUPS of 1e6 cells
+  CHECK(p["runs"][1]["projected_step_time_ms"].get<double>() == Approx(0.1 * 4800 / 2039));
+  CHECK(p["left_out"] == nlohmann::json::array({hopper}));
+  CHECK(p["target_copy_gbs_assumed"].get<double>() == Approx(4000.0 * 2039 / 4800));
+  CHECK(formatProjection(p, "table").rfind("PROJECTION for NVIDIA A100 80GB SXM4", 0) == 0);
+  // An H100 SXM has the Hopper features: the Hopper run is projected too.
+  p = projectBench(h200, "h100-sxm");
+  REQUIRE(p["runs"].size() == 3);
+  CHECK(p["runs"][1]["projected_step_time_ms"].get<double>() == Approx(0.9 * 4800 / 3350));
+  CHECK_THROWS_AS(projectBench(h200, "b200"), InputError);
+  // A GPU outside the table: its datasheet figure from clocks and bus width, when the file has them.
+  BenchFile other = h200;
+  other.doc["provenance"]["gpu"]["name"] = "NVIDIA L40S";
+  CHECK_THROWS_AS(projectBench(other, "h200"), InputError);
+  other.doc["provenance"]["gpu"]["theoretical_bandwidth_gbs"] = 864.0;
+  CHECK(projectBench(other, "h200")["runs"][0]["projected_step_time_ms"].get<double>() == Approx(864.0 / 4800));
+}
+
 namespace {
 
 const SuiteCase* findCase(const SuitePlan& plan, const std::string& label) {
