@@ -39,7 +39,18 @@ double lbmBytesPerCell(const std::string& lattice, const std::string& precision)
 // 80 entries at the LJ benchmark density (cutoff 2.5, skin 0.3); a generous estimate.
 constexpr double kMdBytesPerAtom = 600.0;
 
+// The host side of an LBM bench run: the setup's flags, initial density and velocity in double (LbmSetup), held
+// until the backend is built; on the cpu backend the lattices come on top.
+constexpr double kLbmSetupBytesPerCell = 1 + 8 + 3 * 8;
+
 double gib(double bytes) { return bytes / double(1ull << 30); }
+
+// Free memory where a case's data lives: `device` (GPU memory on cuda; unused on cpu) and `host` (MemAvailable).
+// 0: unknown, not checked.
+struct Room {
+  double device = 0, host = 0;
+  bool gpu = false;
+};
 
 struct LbmSpec {
   std::string geometry, lattice, precision;
@@ -58,12 +69,30 @@ double lbmBytes(const LbmSpec& s) {
   return lbmBytesPerCell(s.lattice, s.precision) * double(s.cells[0]) * double(s.cells[1]) * double(s.cells[2]);
 }
 
+double lbmHostBytes(const LbmSpec& s, bool gpu) {
+  return (gpu ? 0.0 : lbmBytes(s)) + kLbmSetupBytesPerCell * double(s.cells[0]) * double(s.cells[1]) * double(s.cells[2]);
+}
+
+bool fits(const LbmSpec& s, const Room& room) {
+  const bool device = !room.gpu || room.device <= 0 || lbmBytes(s) <= kUsableShare * room.device;
+  const bool host = room.host <= 0 || lbmHostBytes(s, room.gpu) <= kUsableShare * room.host;
+  return device && host;
+}
+
+std::string need(const LbmSpec& s, const Room& room) {
+  return room.gpu ? fmt::format("{:.1f} GiB on the GPU with {:.1f} GiB free, {:.1f} GiB of host memory with {:.1f} "
+                                "GiB available",
+                                gib(lbmBytes(s)), gib(room.device), gib(lbmHostBytes(s, true)), gib(room.host))
+                  : fmt::format("{:.1f} GiB of host memory, {:.1f} GiB available", gib(lbmHostBytes(s, false)),
+                                gib(room.host));
+}
+
 // Halves the largest axis (the length of a channel) until the case fits; false when it never does.
-bool sizeDown(LbmSpec& s, double memory, std::vector<std::string>& notes) {
-  if (memory <= 0 || lbmBytes(s) <= kUsableShare * memory) return true;
+bool sizeDown(LbmSpec& s, const Room& room, std::vector<std::string>& notes) {
+  if (fits(s, room)) return true;
   const std::string from = cellsText(s);
-  const double need = lbmBytes(s);
-  while (lbmBytes(s) > kUsableShare * memory) {
+  const std::string needed = need(s, room);
+  while (!fits(s, room)) {
     // The largest axis, the slowest-varying of equals (rows along x stay long).
     int axis = 0;
     if (!s.lengthOnly)
@@ -72,8 +101,8 @@ bool sizeDown(LbmSpec& s, double memory, std::vector<std::string>& notes) {
     if (s.cells[axis] < 32) return false;
     s.cells[axis] /= 2;
   }
-  notes.push_back(fmt::format("sized down: lbm {} {} {} from {} to {} cells ({:.1f} GiB needed, {:.1f} GiB free)",
-                              s.geometry, s.lattice, s.precision, from, cellsText(s), gib(need), gib(memory)));
+  notes.push_back(fmt::format("sized down: lbm {} {} {} from {} to {} cells (it needs {})", s.geometry, s.lattice,
+                              s.precision, from, cellsText(s), needed));
   return true;
 }
 
@@ -143,9 +172,10 @@ SuiteCase mdCase(long long unitCells, Backend backend, SuiteScale scale, long lo
 
 const char* toString(SuiteScale s) { return s == SuiteScale::Tiny ? "tiny" : "full"; }
 
-SuitePlan planStandardSuite(Backend backend, SuiteScale scale, double memory, bool hopper) {
+SuitePlan planStandardSuite(Backend backend, SuiteScale scale, double memory, bool hopper, double hostMemory) {
   SuitePlan plan;
   const bool gpu = backend == Backend::Cuda;
+  const Room room{gpu ? memory : 0.0, gpu ? hostMemory : memory, gpu};
   const bool tiny = scale == SuiteScale::Tiny;
   // FP16 storage is a GPU feature; the CPU backends time single precision only.
   const std::vector<std::string> precisions = gpu ? std::vector<std::string>{"single", "half"}
@@ -158,11 +188,12 @@ SuitePlan planStandardSuite(Backend backend, SuiteScale scale, double memory, bo
                                          : gpu ? std::array<long long, 3>{1024, 1024, 512}
                                                : std::array<long long, 3>{256, 256, 256};
   const auto add = [&](LbmSpec s) {
-    if (sizeDown(s, memory, plan.notes))
+    const std::string needed = need(s, room);
+    if (sizeDown(s, room, plan.notes))
       plan.cases.push_back(lbmCase(s, backend, hopper, scale));
     else
-      plan.notes.push_back(fmt::format("left out: lbm {} {} {}: does not fit in {:.1f} GiB even at 32 cells per axis",
-                                       s.geometry, s.lattice, s.precision, gib(memory)));
+      plan.notes.push_back(fmt::format("left out: lbm {} {} {}: does not fit even at 32 cells per axis (it needs {})",
+                                       s.geometry, s.lattice, s.precision, needed));
   };
   for (const std::string& p : precisions) {
     add({"periodic", "D2Q9", p, {box2, box2, 1}, 2});
@@ -177,12 +208,11 @@ SuitePlan planStandardSuite(Backend backend, SuiteScale scale, double memory, bo
   add(big);
   if (gpu) {
     big.precision = "single";
-    if (memory <= 0 || lbmBytes(big) <= kUsableShare * memory)
+    if (fits(big, room))
       plan.cases.push_back(lbmCase(big, backend, hopper, scale));
     else
-      plan.notes.push_back(fmt::format("left out: lbm periodic D3Q19 single {}: needs {:.1f} GiB, {:.1f} GiB free "
-                                       "(FP16 storage only)",
-                                       cellsText(big), gib(lbmBytes(big)), gib(memory)));
+      plan.notes.push_back(fmt::format("left out: lbm periodic D3Q19 single {}: it needs {} (FP16 storage only)",
+                                       cellsText(big), need(big, room)));
   }
   // MD: the LAMMPS LJ benchmark at 32,000, 1.05M and 16.4M atoms on a GPU; steps for about 0.1-0.5 s per repeat.
   const std::vector<std::pair<long long, long long>> md =
@@ -208,19 +238,21 @@ nlohmann::json runSuite(const SuiteOptions& o) {
   if (o.backend != Backend::Auto) resolve.backend = o.backend;
   const DevicePlan device = planDevice(DeviceSpec{}, resolve, 0);
   const bool gpu = device.backend == Backend::Cuda;
-  double memory = 0;
+  double memory = 0, host = 0;
   bool hopper = false;
+  if (const auto available = availableHostMemory()) host = double(*available);
   if (gpu) {
     const auto free = freeDeviceMemory(device.gpu);
     memory = free ? double(*free) : 0.0;
     const auto gpus = cudaDevices();
     hopper = device.gpu < static_cast<int>(gpus.size()) && gpus[device.gpu].ccMajor >= 9;
-  } else if (const auto available = availableHostMemory()) {
-    memory = double(*available);
+  } else {
+    memory = host;
   }
   // Under mpiexec every rank runs every case (decomposed), and they must agree on the plan: rank 0's memory.
   memory = mpi::Comm::world().allreduceSum(mpi::isRoot() ? memory : 0.0);
-  const SuitePlan plan = planStandardSuite(device.backend, o.scale, memory, hopper);
+  host = mpi::Comm::world().allreduceSum(mpi::isRoot() ? host : 0.0);
+  const SuitePlan plan = planStandardSuite(device.backend, o.scale, memory, hopper, host);
   const auto say = [&](const std::string& line) {
     if (o.progress && mpi::isRoot()) o.progress(line);
   };

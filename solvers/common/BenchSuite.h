@@ -42,9 +42,10 @@ struct SuitePlan {
 };
 
 // The standard suite for a backend and scale with `memoryBytes` free on the device (GPU memory on cuda, MemAvailable
-// on cpu; 0: unknown, nothing is sized down); `hopper`: the GPU runs the Hopper kernels. Pure, so sizing down is
-// testable with any memory size.
-SuitePlan planStandardSuite(Backend backend, SuiteScale scale, double memoryBytes, bool hopper);
+// on cpu; 0: unknown, nothing is sized down) and, on cuda, `hostMemoryBytes` of host memory for the initial state
+// (0: unknown); `hopper`: the GPU runs the Hopper kernels. Pure, so sizing down is testable with any memory size.
+SuitePlan planStandardSuite(Backend backend, SuiteScale scale, double memoryBytes, bool hopper,
+                            double hostMemoryBytes = 0);
 
 struct SuiteOptions {
   std::string name = "standard";

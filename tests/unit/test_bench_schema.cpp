@@ -329,6 +329,14 @@ TEST_CASE("the standard suite: every case on a GPU with room, sized down or left
   REQUIRE(plan.notes.size() == 2);
   CHECK(plan.notes[0].find("sized down: lbm periodic D3Q19 half from 1024x1024x512 to 1024x512x512") == 0);
 
+  // 139 GiB of GPU memory but 16 GiB of host memory: the initial state of the large box (33 B per cell in double,
+  // 16.5 GiB at 1024 x 1024 x 512) must fit in 0.85 of the host's too: FP16 storage is halved once, FP32 storage
+  // (which runs only whole) is left out.
+  plan = planStandardSuite(Backend::Cuda, SuiteScale::Full, 139 * GiB, true, 16 * GiB);
+  CHECK(findCase(plan, "lbm periodic D3Q19 half 1024x512x512"));
+  CHECK(findCase(plan, "lbm periodic D3Q19 single 1024x1024x512") == nullptr);
+  CHECK(plan.notes.size() == 2);
+
   // The cpu backend: single precision only, smaller sizes, the MD sizes of a workstation.
   plan = planStandardSuite(Backend::Cpu, SuiteScale::Full, 0, false);
   CHECK(plan.cases.size() == 5 + 1 + 2);
