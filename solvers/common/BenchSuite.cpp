@@ -14,6 +14,7 @@
 #include "io/CaseReader.h"
 #include "io/LbmCaseParser.h"
 #include "kernels/common/DeviceInfo.h"
+#include "kernels/lbm/hopper/HopperSupport.h"
 #include "solvers/common/BenchSchema.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/HostMemory.h"
@@ -106,6 +107,18 @@ bool sizeDown(LbmSpec& s, const Room& room, std::vector<std::string>& notes) {
   return true;
 }
 
+// Whether the Hopper bulk kernels exist for the case's lattice and storage; elsewhere `kernels: hopper` runs the
+// portable bulk update, which the suite times once, as portable.
+bool hopperBuilt(const LbmSpec& s) {
+  const lbm::LatticeKind lattice = s.lattice == "D2Q9"    ? lbm::LatticeKind::D2Q9
+                                   : s.lattice == "D3Q19" ? lbm::LatticeKind::D3Q19
+                                                          : lbm::LatticeKind::D3Q27;
+  const lbm::Precision precision = s.precision == "half"     ? lbm::Precision::Half
+                                   : s.precision == "double" ? lbm::Precision::Double
+                                                             : lbm::Precision::Single;
+  return lbm::hopperKernelsBuilt(lattice, precision);
+}
+
 SuiteCase lbmCase(const LbmSpec& s, Backend backend, bool hopper, SuiteScale scale) {
   SuiteCase c;
   c.solver = "lbm";
@@ -114,8 +127,8 @@ SuiteCase lbmCase(const LbmSpec& s, Backend backend, bool hopper, SuiteScale sca
   c.label = fmt::format("lbm {} {} {} {}", s.geometry, s.lattice, s.precision, c.size);
   c.bytes = lbmBytes(s);
   const bool gpu = backend == Backend::Cuda;
-  c.variants = gpu ? (hopper ? std::vector{KernelVariant::Portable, KernelVariant::Hopper}
-                             : std::vector{KernelVariant::Portable})
+  c.variants = gpu ? (hopper && hopperBuilt(s) ? std::vector{KernelVariant::Portable, KernelVariant::Hopper}
+                                               : std::vector{KernelVariant::Portable})
                    : std::vector{KernelVariant::Auto};
   const std::string cells = s.dimensions == 2 ? fmt::format("[{},{}]", s.cells[0], s.cells[1])
                                               : fmt::format("[{},{},{}]", s.cells[0], s.cells[1], s.cells[2]);

@@ -28,7 +28,7 @@ struct SuiteCase {
   std::string source;                   // a case file under the source tree's inputs/, or empty for `text`
   std::string text;                     // the case as YAML, where the suite writes it
   std::vector<std::string> overrides;   // key.path=value, as `--set`
-  std::vector<KernelVariant> variants;  // LBM on cuda: portable, and hopper on compute capability 9.x
+  std::vector<KernelVariant> variants;  // LBM on cuda: portable, and hopper on compute capability 9.x where built
   long long steps = 0;                  // timed steps per repeat; 0: the bench's default (LBM: about 0.5 s)
   int repeats = 5;
   double bytes = 0;                     // memory the case needs on its device, estimated

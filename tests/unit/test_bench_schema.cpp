@@ -309,6 +309,10 @@ TEST_CASE("the standard suite: every case on a GPU with room, sized down or left
   REQUIRE(findCase(plan, "lbm cylinder2d D2Q9 single 9600x1984"));
   CHECK(findCase(plan, "lbm periodic D2Q9 single 4096x4096")->variants ==
         std::vector{KernelVariant::Portable, KernelVariant::Hopper});
+  CHECK(findCase(plan, "lbm cavity3d D3Q19 half 256x256x256")->variants ==
+        std::vector{KernelVariant::Portable, KernelVariant::Hopper});
+  // No Hopper kernel is built for D3Q27: kernels hopper would time the portable bulk update a second time.
+  CHECK(findCase(plan, "lbm periodic D3Q27 single 256x256x256")->variants == std::vector{KernelVariant::Portable});
   CHECK(findCase(plan, "md lj mixed 32000 atoms"));
   CHECK(findCase(plan, "md lj mixed 1048576 atoms"));
   CHECK(findCase(plan, "md lj mixed 16384000 atoms"));
