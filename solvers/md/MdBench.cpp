@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 
 #include "io/md/MdCaseParser.h"
-#include "kernels/common/DeviceInfo.h"
 #include "core/Mpi.h"
 #include "solvers/common/BenchSchema.h"
 #include "solvers/common/DevicePlanner.h"
