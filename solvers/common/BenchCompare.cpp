@@ -146,11 +146,13 @@ nlohmann::json compareBench(const std::vector<BenchFile>& inputFiles, std::size_
     differs("compilers", text(base["build"], "compiler"), text(p["build"], "compiler"));
     differs("backends", text(base, "backend"), text(p, "backend"));
     if (base["gpu"].is_object() && p["gpu"].is_object() && base["gpu"]["name"] == p["gpu"]["name"]) {
-      for (const char* clock : {"sm_clock_peak_mhz", "memory_clock_peak_mhz"}) {
-        const double a = number(base["gpu"], clock), b = number(p["gpu"], clock);
+      for (const char* setting : {"sm_clock_peak_mhz", "memory_clock_peak_mhz", "sm_clock_application_mhz",
+                                  "memory_clock_application_mhz", "power_limit_w"}) {
+        const double a = number(base["gpu"], setting), b = number(p["gpu"], setting);
         if (a > 0 && b > 0 && a != b)
-          warnings.push_back(fmt::format("{} and {}: the same GPU model at different clocks ({} {} vs {} MHz)",
-                                         files[baseline].label, files[k].label, clock, a, b));
+          warnings.push_back(fmt::format("{} and {}: the same GPU model with different clocks or power limits ({} "
+                                         "{} vs {})",
+                                         files[baseline].label, files[k].label, setting, a, b));
       }
     }
   }

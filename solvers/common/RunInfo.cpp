@@ -18,6 +18,7 @@
 
 #if HOPSIM_WITH_CUDA
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #endif
 
 namespace hopsim {
@@ -105,6 +106,43 @@ void addCudaDetails(nlohmann::json& j, int index) {
                                        : nlohmann::json(nullptr);
   j["ecc_enabled"] = attribute(cudaDevAttrEccEnabled) == 1;
 }
+
+// NVML, the library nvidia-smi reads, for what the CUDA runtime does not report: the application clocks the GPU
+// runs kernels at, the power limit and the MIG mode. Loaded at run time: hopsim builds without NVML's header and
+// runs where the library is missing (the record then says so). The functions are declared with NVML's C
+// signatures (nvml.h, stable since NVML API version 2); return 0 is NVML_SUCCESS.
+void addNvmlDetails(nlohmann::json& j) {
+  if (!j.contains("uuid")) return;
+  void* library = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    j["nvml"] = "libnvidia-ml.so.1 not found: no application clocks, power limit or MIG mode";
+    return;
+  }
+  using Device = struct NvmlDevice*;
+  constexpr int kClockSm = 1, kClockMemory = 2;  // nvmlClockType_t: NVML_CLOCK_SM, NVML_CLOCK_MEM
+  const auto function = [&](const char* name) { return ::dlsym(library, name); };
+  const auto init = reinterpret_cast<int (*)()>(function("nvmlInit_v2"));
+  const auto shutdown = reinterpret_cast<int (*)()>(function("nvmlShutdown"));
+  const auto byUuid = reinterpret_cast<int (*)(const char*, Device*)>(function("nvmlDeviceGetHandleByUUID"));
+  const auto applicationClock =
+      reinterpret_cast<int (*)(Device, int, unsigned*)>(function("nvmlDeviceGetApplicationsClock"));
+  const auto powerLimit = reinterpret_cast<int (*)(Device, unsigned*)>(function("nvmlDeviceGetPowerManagementLimit"));
+  const auto migMode = reinterpret_cast<int (*)(Device, unsigned*, unsigned*)>(function("nvmlDeviceGetMigMode"));
+  Device device = nullptr;
+  if (init && shutdown && byUuid && init() == 0) {
+    if (byUuid(j["uuid"].get<std::string>().c_str(), &device) == 0) {
+      unsigned value = 0, pending = 0;
+      if (applicationClock && applicationClock(device, kClockSm, &value) == 0) j["sm_clock_application_mhz"] = value;
+      if (applicationClock && applicationClock(device, kClockMemory, &value) == 0)
+        j["memory_clock_application_mhz"] = value;
+      if (powerLimit && powerLimit(device, &value) == 0) j["power_limit_w"] = value / 1000.0;  // NVML: milliwatts
+      // Not supported (pre-Ampere, or a driver without MIG): no key.
+      if (migMode && migMode(device, &value, &pending) == 0) j["mig_enabled"] = value == 1;
+    }
+    shutdown();
+  }
+  ::dlclose(library);
+}
 #endif
 
 }  // namespace
@@ -164,6 +202,7 @@ nlohmann::json devicesInfo() {
     });
 #if HOPSIM_WITH_CUDA
     addCudaDetails(list.back(), g.index);
+    addNvmlDetails(list.back());
 #endif
   }
   return list;

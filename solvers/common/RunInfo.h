@@ -20,7 +20,8 @@ nlohmann::json hostInfo();
 // One object per CUDA device: index, name, compute_capability ("9.0"), multiprocessors, memory_bytes, l2_bytes,
 // shared_per_block_optin_bytes, cluster_launch, driver_version, runtime_version ("12.4"), form_factor (SXM, PCIe or
 // unknown, from the board name), uuid, pci_bus_id, sm_clock_peak_mhz, memory_clock_peak_mhz, memory_bus_bits,
-// theoretical_bandwidth_gbs, ecc_enabled. Empty array without CUDA.
+// theoretical_bandwidth_gbs, ecc_enabled, and from NVML where it is installed sm_clock_application_mhz,
+// memory_clock_application_mhz, power_limit_w, mig_enabled. Empty array without CUDA.
 nlohmann::json devicesInfo();
 
 // Free memory of CUDA device `gpu` now (cudaMemGetInfo, which creates a context there); empty without CUDA or

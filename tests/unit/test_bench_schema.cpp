@@ -215,6 +215,19 @@ TEST_CASE("compare: ratios, their range, the bandwidth prediction, missing runs,
   CHECK(formatComparison(c, "markdown").find("|---") != std::string::npos);
 }
 
+TEST_CASE("compare warns when the same GPU model ran at different clocks or power limits", "[unit][bench]") {
+  const std::string x = "lbm/periodic/D3Q19/single/portable/two-lattice/100x100x100";
+  BenchFile a{"a.json", "a", document("NVIDIA H100 80GB HBM3", "x", 3000, {lbmRun(x, 1.0, 1.0, 1.0, 3000)})};
+  BenchFile b{"b.json", "b", document("NVIDIA H100 80GB HBM3", "x", 3000, {lbmRun(x, 1.2, 1.2, 1.2, 3000)})};
+  a.doc["provenance"]["gpu"]["power_limit_w"] = 700.0;
+  b.doc["provenance"]["gpu"]["power_limit_w"] = 500.0;
+  a.doc["provenance"]["gpu"]["sm_clock_application_mhz"] = 1980;
+  b.doc["provenance"]["gpu"]["sm_clock_application_mhz"] = 1980;
+  const nlohmann::json c = compareBench({a, b});
+  REQUIRE(c["warnings"].size() == 1);
+  CHECK(c["warnings"][0] == "a and b: the same GPU model with different clocks or power limits (power_limit_w 700 vs 500)");
+}
+
 TEST_CASE("compare refuses files that share no run, and bad or truncated JSON with the file and position",
           "[unit][bench]") {
   BenchFile a{"a.json", "a", document("GPU A", "x", 2000, {lbmRun("lbm/one", 1, 1, 1, 2000)})};
