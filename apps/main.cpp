@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
 
   hopsim::app::CompareArgs compare;
   auto* compareCmd = app.add_subcommand("compare", "Compare bench results of several machines run by run");
-  compareCmd->add_option("files", compare.files, "Bench JSON files (hopsim bench --json, --suite); the first is the baseline")
+  compareCmd
+      ->add_option("files", compare.files, "Bench JSON files (hopsim bench --json, --suite); the first is the baseline")
       ->required()
       ->check(CLI::ExistingFile);
   compareCmd->add_option("--baseline", compare.baseline, "The file the others are compared with (name or path)");

@@ -33,7 +33,8 @@ std::string text(const nlohmann::json& j, const char* key, const std::string& fa
 
 std::string gpuText(const nlohmann::json& provenance) {
   const nlohmann::json& gpu = provenance["gpu"];
-  if (!gpu.is_object()) return fmt::format("{} ({})", text(provenance, "backend"), text(provenance["host"], "cpu_model"));
+  if (!gpu.is_object())
+    return fmt::format("{} ({})", text(provenance, "backend"), text(provenance["host"], "cpu_model"));
   return fmt::format("{} ({}, {} SMs)", text(gpu, "name"), text(gpu, "form_factor", "unknown"),
                      gpu.value("multiprocessors", 0));
 }
@@ -150,9 +151,10 @@ nlohmann::json compareBench(const std::vector<BenchFile>& inputFiles, std::size_
                                   "memory_clock_application_mhz", "power_limit_w"}) {
         const double a = number(base["gpu"], setting), b = number(p["gpu"], setting);
         if (a > 0 && b > 0 && a != b)
-          warnings.push_back(fmt::format("{} and {}: the same GPU model with different clocks or power limits ({} "
-                                         "{} vs {})",
-                                         files[baseline].label, files[k].label, setting, a, b));
+          warnings.push_back(
+              fmt::format("{} and {}: the same GPU model with different clocks or power limits ({} "
+                          "{} vs {})",
+                          files[baseline].label, files[k].label, setting, a, b));
       }
     }
   }
@@ -222,9 +224,10 @@ nlohmann::json compareBench(const std::vector<BenchFile>& inputFiles, std::size_
       for (const auto& [id, run] : byId[f]) list += (list.empty() ? "" : ", ") + id;
       return list.empty() ? std::string("none") : list;
     };
-    throw InputError(fmt::format("{}: no run matches a measured run of {}, so there is nothing to compare; runs are "
-                                 "matched by id (its runs: {}; {}'s: {})",
-                                 files[k].path, files[baseline].path, ids(k), files[baseline].label, ids(baseline)));
+    throw InputError(
+        fmt::format("{}: no run matches a measured run of {}, so there is nothing to compare; runs are "
+                    "matched by id (its runs: {}; {}'s: {})",
+                    files[k].path, files[baseline].path, ids(k), files[baseline].label, ids(baseline)));
   }
 
   // The Hopper kernels' gain over the portable ones on the same GPU, so that a comparison of a Hopper GPU with an
@@ -379,15 +382,15 @@ std::string formatComparison(const nlohmann::json& comparison, const std::string
 
   if (!comparison["hopper_gain"].empty()) {
     std::vector<std::vector<std::string>> gains = {{"Hopper kernels over portable (same GPU)", "file", "gain"}};
-    for (const auto& g : comparison["hopper_gain"])
-      gains.push_back({g["id"], g["file"], fixed(g["gain"], "{:.3f}")});
+    for (const auto& g : comparison["hopper_gain"]) gains.push_back({g["id"], g["file"], fixed(g["gain"], "{:.3f}")});
     out += "\n" + render(gains, format);
   }
-  out += fmt::format("\nspeed: {0}'s step time over the other file's (above 1: faster than {0}); range: from the "
-                     "repeats' extremes; bw predicts: the ratio of the copy bandwidths, what a run limited by memory "
-                     "bandwidth gains; meas/pred: speed over that prediction; of copy: the run's bytes per step over "
-                     "its own measured copy bandwidth (LBM; MD has no bytes model).\n",
-                     baseKey);
+  out += fmt::format(
+      "\nspeed: {0}'s step time over the other file's (above 1: faster than {0}); range: from the "
+      "repeats' extremes; bw predicts: the ratio of the copy bandwidths, what a run limited by memory "
+      "bandwidth gains; meas/pred: speed over that prediction; of copy: the run's bytes per step over "
+      "its own measured copy bandwidth (LBM; MD has no bytes model).\n",
+      baseKey);
   for (const auto& m : comparison["missing"]) {
     std::string where;
     for (const auto& l : m["missing_in"]) where += (where.empty() ? "" : ", ") + l.get<std::string>();
@@ -419,9 +422,12 @@ const GpuDatasheet* datasheetFor(std::string name) {
   for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   const auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
   std::string key;
-  if (has("h200")) key = "h200";
-  else if (has("h100")) key = has("pcie") ? "h100-pcie" : has("nvl") ? "h100-nvl" : "h100-sxm";
-  else if (has("a100")) key = has("40gb") ? "a100-40gb" : has("pcie") ? "a100-80gb-pcie" : "a100-80gb";
+  if (has("h200"))
+    key = "h200";
+  else if (has("h100"))
+    key = has("pcie") ? "h100-pcie" : has("nvl") ? "h100-nvl" : "h100-sxm";
+  else if (has("a100"))
+    key = has("40gb") ? "a100-40gb" : has("pcie") ? "a100-80gb-pcie" : "a100-80gb";
   for (const auto& g : knownGpus())
     if (g.key == key) return &g;
   return nullptr;
@@ -463,26 +469,27 @@ nlohmann::json projectBench(const BenchFile& measured, const std::string& target
                           {"projected_throughput", run["throughput"]["median"].get<double>() / scale}};
     runs.push_back(row);
   }
-  return {{"projection", "step times scaled by the ratio of datasheet bandwidths: the target is assumed to reach "
-                         "the fraction of its datasheet bandwidth the measured GPU reached; a projection, not a "
-                         "measurement (MD is partly latency-bound: treat its figures as an upper estimate)"},
-          {"measured_file", measured.path},
-          {"measured_gpu", gpu["name"]},
-          {"measured_datasheet_gbs", fromBandwidth},
-          {"measured_datasheet_source", from ? "hopsim's table: " + from->name : std::string("clocks x bus width")},
-          {"measured_copy_gbs", copy},
-          {"target", to->key},
-          {"target_gpu", to->name},
-          {"target_datasheet_gbs", to->bandwidthGBs},
-          {"target_copy_gbs_assumed", copy > 0 ? nlohmann::json(copy / scale) : nlohmann::json(nullptr)},
-          {"runs", runs},
-          {"left_out", left},
-          {"left_out_why", to->hopperFeatures ? "" : "Hopper-kernel runs: the target has no thread block clusters or TMA"}};
+  return {
+      {"projection",
+       "step times scaled by the ratio of datasheet bandwidths: the target is assumed to reach "
+       "the fraction of its datasheet bandwidth the measured GPU reached; a projection, not a "
+       "measurement (MD is partly latency-bound: treat its figures as an upper estimate)"},
+      {"measured_file", measured.path},
+      {"measured_gpu", gpu["name"]},
+      {"measured_datasheet_gbs", fromBandwidth},
+      {"measured_datasheet_source", from ? "hopsim's table: " + from->name : std::string("clocks x bus width")},
+      {"measured_copy_gbs", copy},
+      {"target", to->key},
+      {"target_gpu", to->name},
+      {"target_datasheet_gbs", to->bandwidthGBs},
+      {"target_copy_gbs_assumed", copy > 0 ? nlohmann::json(copy / scale) : nlohmann::json(nullptr)},
+      {"runs", runs},
+      {"left_out", left},
+      {"left_out_why", to->hopperFeatures ? "" : "Hopper-kernel runs: the target has no thread block clusters or TMA"}};
 }
 
 std::string formatProjection(const nlohmann::json& p, const std::string& format) {
-  std::vector<std::vector<std::string>> rows = {
-      {"run", "measured ms/step", "projected ms/step", "projected rate"}};
+  std::vector<std::vector<std::string>> rows = {{"run", "measured ms/step", "projected ms/step", "projected rate"}};
   for (const auto& r : p["runs"]) {
     const double rate = r["projected_throughput"];
     rows.push_back({r["id"], fixed(r["measured_step_time_ms"], "{:.4g}"), fixed(r["projected_step_time_ms"], "{:.4g}"),
@@ -491,11 +498,12 @@ std::string formatProjection(const nlohmann::json& p, const std::string& format)
   }
   std::string out;
   if (format != "csv")
-    out += fmt::format("PROJECTION for {} ({:.0f} GB/s datasheet) from {} measured on {} ({:.0f} GB/s datasheet, "
-                       "{:.0f} GB/s copy measured); not a measurement.\n\n",
-                       p["target_gpu"].get<std::string>(), p["target_datasheet_gbs"].get<double>(),
-                       p["measured_file"].get<std::string>(), p["measured_gpu"].get<std::string>(),
-                       p["measured_datasheet_gbs"].get<double>(), p["measured_copy_gbs"].get<double>());
+    out += fmt::format(
+        "PROJECTION for {} ({:.0f} GB/s datasheet) from {} measured on {} ({:.0f} GB/s datasheet, "
+        "{:.0f} GB/s copy measured); not a measurement.\n\n",
+        p["target_gpu"].get<std::string>(), p["target_datasheet_gbs"].get<double>(),
+        p["measured_file"].get<std::string>(), p["measured_gpu"].get<std::string>(),
+        p["measured_datasheet_gbs"].get<double>(), p["measured_copy_gbs"].get<double>());
   out += render(rows, format);
   if (format == "csv") return out;
   out += "\n" + p["projection"].get<std::string>() + "\n";

@@ -40,7 +40,7 @@ std::string formatComparison(const nlohmann::json& comparison, const std::string
 // GPUs nobody here may have, by their datasheet memory bandwidth and whether they have thread block clusters and
 // TMA (the Hopper kernels).
 struct GpuDatasheet {
-  std::string key;   // the --project name: a100-40gb, a100-80gb, a100-80gb-pcie, h100-pcie, h100-sxm, h100-nvl, h200
+  std::string key;  // the --project name: a100-40gb, a100-80gb, a100-80gb-pcie, h100-pcie, h100-sxm, h100-nvl, h200
   std::string name;
   double bandwidthGBs;
   bool hopperFeatures;

@@ -51,7 +51,8 @@ struct Checker {
     const std::string where = path.empty() ? key : path + "." + key;
     const auto it = parent.find(key);
     if (it == parent.end()) {
-      problems.push_back(fmt::format("{}: missing, {}{} is required", where, kindName(kind), nullable ? " or null" : ""));
+      problems.push_back(
+          fmt::format("{}: missing, {}{} is required", where, kindName(kind), nullable ? " or null" : ""));
       return nullptr;
     }
     if (nullable && it->is_null()) return nullptr;
@@ -195,26 +196,31 @@ std::vector<std::string> checkBenchDocument(const nlohmann::json& doc) {
   Checker c;
   if (!doc.is_object()) return {std::string("the document is ") + doc.type_name() + ", a JSON object is required"};
   if (doc.value("schema", "") != kBenchSchemaName)
-    return {fmt::format("schema: missing or not '{}': not a hopsim bench document (bench files written before "
-                        "schema version 1 have no schema; run the bench again)",
-                        kBenchSchemaName)};
+    return {
+        fmt::format("schema: missing or not '{}': not a hopsim bench document (bench files written before "
+                    "schema version 1 have no schema; run the bench again)",
+                    kBenchSchemaName)};
   if (const auto* v = c.need(doc, "", "schema_version", Kind::String)) {
     const std::string text = v->get<std::string>();
     char* end = nullptr;
     const long major = std::strtol(text.c_str(), &end, 10);
     if (end == text.c_str() || *end != '.')
-      c.problems.push_back("schema_version: '" + text + "', major.minor (e.g. '" + benchSchemaVersion() + "') is required");
+      c.problems.push_back("schema_version: '" + text + "', major.minor (e.g. '" + benchSchemaVersion() +
+                           "') is required");
     else if (major != kBenchSchemaMajor)
-      return {fmt::format("schema_version: {} has another major version than this hopsim reads ({}.x); compare files "
-                          "written by hopsim versions of the same schema major version",
-                          text, kBenchSchemaMajor)};
+      return {
+          fmt::format("schema_version: {} has another major version than this hopsim reads ({}.x); compare files "
+                      "written by hopsim versions of the same schema major version",
+                      text, kBenchSchemaMajor)};
   }
   if (const auto* p = c.need(doc, "", "provenance", Kind::Object)) {
     for (const char* key : {"hopsim_version", "git_commit", "date_utc", "backend", "cuda_runtime", "cuda_driver"})
       c.need(*p, "provenance", key, Kind::String);
     if (const auto* b = c.need(*p, "provenance", "build", Kind::Object))
-      for (const char* key : {"build_type", "compiler", "cuda_architectures"}) c.need(*b, "provenance.build", key, Kind::String);
-    if (const auto* h = c.need(*p, "provenance", "host", Kind::Object)) c.need(*h, "provenance.host", "hostname", Kind::String);
+      for (const char* key : {"build_type", "compiler", "cuda_architectures"})
+        c.need(*b, "provenance.build", key, Kind::String);
+    if (const auto* h = c.need(*p, "provenance", "host", Kind::Object))
+      c.need(*h, "provenance.host", "hostname", Kind::String);
     if (const auto* g = c.need(*p, "provenance", "gpu", Kind::Object, true)) {
       c.need(*g, "provenance.gpu", "name", Kind::String);
       c.need(*g, "provenance.gpu", "multiprocessors", Kind::Integer);

@@ -71,7 +71,8 @@ double lbmBytes(const LbmSpec& s) {
 }
 
 double lbmHostBytes(const LbmSpec& s, bool gpu) {
-  return (gpu ? 0.0 : lbmBytes(s)) + kLbmSetupBytesPerCell * double(s.cells[0]) * double(s.cells[1]) * double(s.cells[2]);
+  return (gpu ? 0.0 : lbmBytes(s)) +
+         kLbmSetupBytesPerCell * double(s.cells[0]) * double(s.cells[1]) * double(s.cells[2]);
 }
 
 bool fits(const LbmSpec& s, const Room& room) {
@@ -81,9 +82,10 @@ bool fits(const LbmSpec& s, const Room& room) {
 }
 
 std::string need(const LbmSpec& s, const Room& room) {
-  return room.gpu ? fmt::format("{:.1f} GiB on the GPU with {:.1f} GiB free, {:.1f} GiB of host memory with {:.1f} "
-                                "GiB available",
-                                gib(lbmBytes(s)), gib(room.device), gib(lbmHostBytes(s, true)), gib(room.host))
+  return room.gpu ? fmt::format(
+                        "{:.1f} GiB on the GPU with {:.1f} GiB free, {:.1f} GiB of host memory with {:.1f} "
+                        "GiB available",
+                        gib(lbmBytes(s)), gib(room.device), gib(lbmHostBytes(s, true)), gib(room.host))
                   : fmt::format("{:.1f} GiB of host memory, {:.1f} GiB available", gib(lbmHostBytes(s, false)),
                                 gib(room.host));
 }
@@ -191,13 +193,13 @@ SuitePlan planStandardSuite(Backend backend, SuiteScale scale, double memory, bo
   const Room room{gpu ? memory : 0.0, gpu ? hostMemory : memory, gpu};
   const bool tiny = scale == SuiteScale::Tiny;
   // FP16 storage is a GPU feature; the CPU backends time single precision only.
-  const std::vector<std::string> precisions = gpu ? std::vector<std::string>{"single", "half"}
-                                                  : std::vector<std::string>{"single"};
+  const std::vector<std::string> precisions =
+      gpu ? std::vector<std::string>{"single", "half"} : std::vector<std::string>{"single"};
   // Sizes: full on a GPU (what users quote), smaller on the cpu backend (minutes on a workstation), tiny for CI.
   const long long box2 = tiny ? 64 : gpu ? 4096 : 1024;
   const long long box3 = tiny ? 16 : gpu ? 256 : 128;
   const int channel = tiny ? 1 : gpu ? 32 : 4;
-  const std::array<long long, 3> large = tiny ? std::array<long long, 3>{32, 32, 16}
+  const std::array<long long, 3> large = tiny  ? std::array<long long, 3>{32, 32, 16}
                                          : gpu ? std::array<long long, 3>{1024, 1024, 512}
                                                : std::array<long long, 3>{256, 256, 256};
   const auto add = [&](LbmSpec s) {
@@ -229,7 +231,7 @@ SuitePlan planStandardSuite(Backend backend, SuiteScale scale, double memory, bo
   }
   // MD: the LAMMPS LJ benchmark at 32,000, 1.05M and 16.4M atoms on a GPU; steps for about 0.1-0.5 s per repeat.
   const std::vector<std::pair<long long, long long>> md =
-      tiny ? std::vector<std::pair<long long, long long>>{{6, 10}}
+      tiny  ? std::vector<std::pair<long long, long long>>{{6, 10}}
       : gpu ? std::vector<std::pair<long long, long long>>{{20, 2000}, {64, 200}, {160, 50}}
             : std::vector<std::pair<long long, long long>>{{20, 50}, {40, 10}};
   for (auto [unitCells, steps] : md) {

@@ -43,7 +43,8 @@ std::optional<CopyBandwidth> measureHostCopyBandwidth(std::size_t bytes, int rep
   };
   (void)copy();  // page faults, frequency ramp-up
   std::vector<double> rates;
-  for (int r = 0; r < std::max(1, repeats); ++r) rates.push_back(2.0 * static_cast<double>(n) * sizeof(double) / copy() / 1e9);
+  for (int r = 0; r < std::max(1, repeats); ++r)
+    rates.push_back(2.0 * static_cast<double>(n) * sizeof(double) / copy() / 1e9);
   std::sort(rates.begin(), rates.end());
   CopyBandwidth b;
   b.medianGBs = rates[rates.size() / 2];

@@ -229,7 +229,8 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
   if (gpu && device >= cudaDeviceCount()) throw std::runtime_error("GPU " + std::to_string(device) + " not found");
 
   // Measured before the lattice is allocated, so the copy buffers have room; 4 GiB on a GPU, far beyond L2.
-  const nlohmann::json copyBandwidth = o.copyBandwidth ? *o.copyBandwidth : benchCopyBandwidth(backend, device, o.copyBytes);
+  const nlohmann::json copyBandwidth =
+      o.copyBandwidth ? *o.copyBandwidth : benchCopyBandwidth(backend, device, o.copyBytes);
   const double copy = copyBandwidthGBs(copyBandwidth);
 
   const std::vector<KernelVariant> variants = o.variants.empty() ? std::vector{c.device.kernels} : o.variants;

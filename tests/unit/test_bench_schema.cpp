@@ -24,22 +24,23 @@ nlohmann::json timing(double median, double low, double high) {
 // An LBM run of 1e6 cells at `ms` per step (min, max), 152 bytes per cell-step.
 nlohmann::json lbmRun(const std::string& id, double ms, double low, double high, double copyGBs) {
   const double mlups = 1e6 / (ms * 1e-3) / 1e6;
-  return {{"id", id},
-          {"solver", "lbm"},
-          {"description", "crafted"},
-          {"kernels", id.find("/hopper/") != std::string::npos ? "hopper" : "portable"},
-          {"precision", "single"},
-          {"device_plan", {{"backend", "cuda"}}},
-          {"steps", 100},
-          {"repeats", 3},
-          {"step_time_ms", timing(ms, low, high)},
-          {"throughput", {{"median", mlups}, {"min", 1e3 / high}, {"max", 1e3 / low}, {"spread", 0.1}, {"unit", "MLUPS"}}},
-          {"fraction_of_copy_bandwidth", mlups * 1e6 * 152 / 1e9 / copyGBs},
-          {"lattice", "D3Q19"},
-          {"layout", "two-lattice"},
-          {"domain", {100, 100, 100}},
-          {"cells", 1e6},
-          {"bytes_per_cell_step", 152}};
+  return {
+      {"id", id},
+      {"solver", "lbm"},
+      {"description", "crafted"},
+      {"kernels", id.find("/hopper/") != std::string::npos ? "hopper" : "portable"},
+      {"precision", "single"},
+      {"device_plan", {{"backend", "cuda"}}},
+      {"steps", 100},
+      {"repeats", 3},
+      {"step_time_ms", timing(ms, low, high)},
+      {"throughput", {{"median", mlups}, {"min", 1e3 / high}, {"max", 1e3 / low}, {"spread", 0.1}, {"unit", "MLUPS"}}},
+      {"fraction_of_copy_bandwidth", mlups * 1e6 * 152 / 1e9 / copyGBs},
+      {"lattice", "D3Q19"},
+      {"layout", "two-lattice"},
+      {"domain", {100, 100, 100}},
+      {"cells", 1e6},
+      {"bytes_per_cell_step", 152}};
 }
 
 nlohmann::json mdRun(double ms) {
@@ -52,7 +53,8 @@ nlohmann::json mdRun(double ms) {
           {"steps", 100},
           {"repeats", 3},
           {"step_time_ms", timing(ms, ms, ms)},
-          {"throughput", {{"median", 32000 / (ms * 1e-3)}, {"min", 1}, {"max", 1}, {"spread", 0}, {"unit", "atom-steps/s"}}},
+          {"throughput",
+           {{"median", 32000 / (ms * 1e-3)}, {"min", 1}, {"max", 1}, {"spread", 0}, {"unit", "atom-steps/s"}}},
           {"fraction_of_copy_bandwidth", nullptr},
           {"atoms", 32000}};
 }
@@ -69,7 +71,8 @@ nlohmann::json document(const std::string& gpu, const std::string& commit, doubl
       {"gpu", {{"name", gpu}, {"multiprocessors", 132}, {"memory_bytes", 150000000000LL}, {"form_factor", "SXM"}}},
       {"cuda_runtime", "13.0"},
       {"cuda_driver", "13.0"}};
-  const nlohmann::json copy = {{"median_gbs", copyGBs}, {"min_gbs", copyGBs}, {"max_gbs", copyGBs}, {"memory", "device"}};
+  const nlohmann::json copy = {
+      {"median_gbs", copyGBs}, {"min_gbs", copyGBs}, {"max_gbs", copyGBs}, {"memory", "device"}};
   return benchDocument(provenance, copy, std::move(runs));
 }
 
@@ -81,7 +84,8 @@ bool mentions(const std::vector<std::string>& problems, const std::string& part)
 
 }  // namespace
 
-TEST_CASE("benchSpread: median (mean of the middle two for an even count), extremes and relative spread", "[unit][bench]") {
+TEST_CASE("benchSpread: median (mean of the middle two for an even count), extremes and relative spread",
+          "[unit][bench]") {
   const nlohmann::json odd = benchSpread({3.0, 1.0, 2.0});
   CHECK(odd["median"] == 2.0);
   CHECK(odd["min"] == 1.0);
@@ -94,9 +98,11 @@ TEST_CASE("benchSpread: median (mean of the middle two for an even count), extre
 
 TEST_CASE("a bench document passes the schema check; each required key of docs/bench-schema.json is checked",
           "[unit][bench]") {
-  const nlohmann::json valid = document("NVIDIA H200", std::string(40, 'a'), 4000,
-                                        {lbmRun("lbm/periodic/D3Q19/single/portable/two-lattice/100x100x100", 2, 1.9, 2.2, 4000),
-                                         mdRun(0.1), {{"id", "lbm/failed"}, {"solver", "lbm"}, {"error", "out of memory"}}});
+  const nlohmann::json valid =
+      document("NVIDIA H200", std::string(40, 'a'), 4000,
+               {lbmRun("lbm/periodic/D3Q19/single/portable/two-lattice/100x100x100", 2, 1.9, 2.2, 4000),
+                mdRun(0.1),
+                {{"id", "lbm/failed"}, {"solver", "lbm"}, {"error", "out of memory"}}});
   INFO(valid.dump(2));
   CHECK(checkBenchDocument(valid).empty());
   CHECK(valid["schema_version"] == benchSchemaVersion());
@@ -115,24 +121,32 @@ TEST_CASE("a bench document passes the schema check; each required key of docs/b
       CHECK(!checkBenchDocument(broken).empty());
     }
   };
-  dropEach(schema["required"], [](nlohmann::json& d) -> nlohmann::json& { return d; }, "");
-  dropEach(schema["properties"]["provenance"]["required"],
-           [](nlohmann::json& d) -> nlohmann::json& { return d["provenance"]; }, "provenance.");
-  dropEach(schema["properties"]["provenance"]["properties"]["build"]["required"],
-           [](nlohmann::json& d) -> nlohmann::json& { return d["provenance"]["build"]; }, "provenance.build.");
-  dropEach(schema["properties"]["provenance"]["properties"]["gpu"]["required"],
-           [](nlohmann::json& d) -> nlohmann::json& { return d["provenance"]["gpu"]; }, "provenance.gpu.");
-  dropEach(schema["properties"]["copy_bandwidth"]["required"],
-           [](nlohmann::json& d) -> nlohmann::json& { return d["copy_bandwidth"]; }, "copy_bandwidth.");
+  dropEach(
+      schema["required"], [](nlohmann::json& d) -> nlohmann::json& { return d; }, "");
+  dropEach(
+      schema["properties"]["provenance"]["required"],
+      [](nlohmann::json& d) -> nlohmann::json& { return d["provenance"]; }, "provenance.");
+  dropEach(
+      schema["properties"]["provenance"]["properties"]["build"]["required"],
+      [](nlohmann::json& d) -> nlohmann::json& { return d["provenance"]["build"]; }, "provenance.build.");
+  dropEach(
+      schema["properties"]["provenance"]["properties"]["gpu"]["required"],
+      [](nlohmann::json& d) -> nlohmann::json& { return d["provenance"]["gpu"]; }, "provenance.gpu.");
+  dropEach(
+      schema["properties"]["copy_bandwidth"]["required"],
+      [](nlohmann::json& d) -> nlohmann::json& { return d["copy_bandwidth"]; }, "copy_bandwidth.");
   const nlohmann::json& run = schema["$defs"]["run"];
-  dropEach(run["required"], [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][0]; }, "runs[0].");
-  dropEach(run["then"]["required"], [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][0]; }, "runs[0].");
-  dropEach(run["then"]["then"]["required"], [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][0]; },
-           "runs[0].");
-  dropEach(run["then"]["else"]["required"], [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][1]; },
-           "runs[1].");
-  dropEach(schema["$defs"]["spread"]["required"],
-           [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][0]["step_time_ms"]; }, "step_time_ms.");
+  dropEach(
+      run["required"], [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][0]; }, "runs[0].");
+  dropEach(
+      run["then"]["required"], [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][0]; }, "runs[0].");
+  dropEach(
+      run["then"]["then"]["required"], [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][0]; }, "runs[0].");
+  dropEach(
+      run["then"]["else"]["required"], [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][1]; }, "runs[1].");
+  dropEach(
+      schema["$defs"]["spread"]["required"],
+      [](nlohmann::json& d) -> nlohmann::json& { return d["runs"][0]["step_time_ms"]; }, "step_time_ms.");
 
   // Types, and where the problem is.
   nlohmann::json wrong = valid;
@@ -199,15 +213,16 @@ TEST_CASE("compare: ratios, their range, the bandwidth prediction, missing runs,
   CHECK(c["hopper_gain"][0]["file"] == "h100");
   CHECK(c["hopper_gain"][0]["gain"].get<double>() == Approx(1.25));
   bool commits = false;
-  for (const auto& w : c["warnings"]) commits = commits || w.get<std::string>().find("hopsim commits differ") != std::string::npos;
+  for (const auto& w : c["warnings"])
+    commits = commits || w.get<std::string>().find("hopsim commits differ") != std::string::npos;
   CHECK(commits);
 
   const std::string table = formatComparison(c, "table");
   INFO(table);
-  CHECK(table.find("2.000") != std::string::npos);        // speed
-  CHECK(table.find("1.727..2.316") != std::string::npos); // its range
-  CHECK(table.find("1.500") != std::string::npos);        // bandwidth prediction
-  CHECK(table.find("1.333") != std::string::npos);        // measured over predicted
+  CHECK(table.find("2.000") != std::string::npos);         // speed
+  CHECK(table.find("1.727..2.316") != std::string::npos);  // its range
+  CHECK(table.find("1.500") != std::string::npos);         // bandwidth prediction
+  CHECK(table.find("1.333") != std::string::npos);         // measured over predicted
   CHECK(table.find("not in h100: lbm/only-in-a") != std::string::npos);
   CHECK(table.find("warning: a100 and h100: hopsim commits differ") != std::string::npos);
   const std::string csv = formatComparison(c, "csv");
@@ -225,7 +240,8 @@ TEST_CASE("compare warns when the same GPU model ran at different clocks or powe
   b.doc["provenance"]["gpu"]["sm_clock_application_mhz"] = 1980;
   const nlohmann::json c = compareBench({a, b});
   REQUIRE(c["warnings"].size() == 1);
-  CHECK(c["warnings"][0] == "a and b: the same GPU model with different clocks or power limits (power_limit_w 700 vs 500)");
+  CHECK(c["warnings"][0] ==
+        "a and b: the same GPU model with different clocks or power limits (power_limit_w 700 vs 500)");
 }
 
 TEST_CASE("compare refuses files that share no run, and bad or truncated JSON with the file and position",
@@ -272,9 +288,10 @@ TEST_CASE("compare --project: step times scaled by datasheet bandwidths, Hopper 
           "[unit][bench]") {
   const std::string portable = "lbm/periodic/D3Q19/single/portable/two-lattice/100x100x100";
   const std::string hopper = "lbm/periodic/D3Q19/single/hopper/two-lattice/100x100x100";
-  const BenchFile h200{"h200.json", "h200",
-                       document("NVIDIA H200", "x", 4000, {lbmRun(portable, 1.0, 1.0, 1.0, 4000),
-                                                           lbmRun(hopper, 0.9, 0.9, 0.9, 4000), mdRun(0.1)})};
+  const BenchFile h200{
+      "h200.json", "h200",
+      document("NVIDIA H200", "x", 4000,
+               {lbmRun(portable, 1.0, 1.0, 1.0, 4000), lbmRun(hopper, 0.9, 0.9, 0.9, 4000), mdRun(0.1)})};
   // An A100 80GB SXM: 2,039 GB/s against the H200's 4,800; no clusters or TMA.
   nlohmann::json p = projectBench(h200, "a100-80gb");
   INFO(p.dump(2));
