@@ -107,10 +107,6 @@ struct Checker {
   }
 };
 
-std::string cudaVersionOf(const nlohmann::json& gpu, const char* key) {
-  return gpu.is_object() && gpu.contains(key) ? gpu[key].get<std::string>() : std::string("none");
-}
-
 }  // namespace
 
 std::string benchSchemaVersion() { return fmt::format("{}.{}", kBenchSchemaMajor, kBenchSchemaMinor); }
@@ -125,8 +121,6 @@ nlohmann::json benchProvenance(Backend backend, int gpu) {
     const auto free = freeDeviceMemory(gpu);
     gpuRecord["memory_free_bytes"] = free ? nlohmann::json(*free) : nlohmann::json(nullptr);
   }
-  // The runtime and driver are the process's, whichever backend runs; a machine without GPUs has none.
-  const nlohmann::json anyGpu = devices.empty() ? nlohmann::json(nullptr) : devices[0];
   return {{"hopsim_version", build["version"]},
           {"git_commit", build["git_commit"]},
           {"build", build},
@@ -135,8 +129,8 @@ nlohmann::json benchProvenance(Backend backend, int gpu) {
           {"backend", toString(backend)},
           {"mpi_ranks", mpi::size()},
           {"gpu", gpuRecord},
-          {"cuda_runtime", cudaVersionOf(anyGpu, "runtime_version")},
-          {"cuda_driver", cudaVersionOf(anyGpu, "driver_version")}};
+          {"cuda_runtime", cudaRuntimeVersion()},
+          {"cuda_driver", cudaDriverVersion()}};
 }
 
 nlohmann::json benchCopyBandwidth(Backend backend, int gpu, std::size_t bytes) {

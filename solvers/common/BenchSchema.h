@@ -20,7 +20,7 @@ inline constexpr int kBenchSchemaMinor = 0;
 
 // Where a result came from: hopsim_version, git_commit, build (RunInfo's buildInfo), host (hostInfo), date_utc,
 // backend, mpi_ranks, gpu (the devicesInfo record of the GPU measured, with memory_free_bytes; null on the cpu
-// backend), cuda_runtime and cuda_driver ("none" without CUDA).
+// backend), cuda_runtime (the one built with) and cuda_driver ("none" without CUDA or without a driver).
 nlohmann::json benchProvenance(Backend backend, int gpu);
 
 // The copy bandwidth the runs are compared with, measured in this process before any run allocates: on the cuda

@@ -208,6 +208,22 @@ nlohmann::json devicesInfo() {
   return list;
 }
 
+std::string cudaRuntimeVersion() {
+  int version = 0;
+#if HOPSIM_WITH_CUDA
+  if (cudaRuntimeGetVersion(&version) != cudaSuccess) cudaGetLastError();
+#endif
+  return cudaVersion(version);
+}
+
+std::string cudaDriverVersion() {
+  int version = 0;  // 0 where no driver is installed
+#if HOPSIM_WITH_CUDA
+  if (cudaDriverGetVersion(&version) != cudaSuccess) cudaGetLastError();
+#endif
+  return cudaVersion(version);
+}
+
 std::optional<std::size_t> freeDeviceMemory([[maybe_unused]] int gpu) {
 #if HOPSIM_WITH_CUDA
   int previous = 0;

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +24,11 @@ nlohmann::json hostInfo();
 // theoretical_bandwidth_gbs, ecc_enabled, and from NVML where it is installed sm_clock_application_mhz,
 // memory_clock_application_mhz, power_limit_w, mig_enabled. Empty array without CUDA.
 nlohmann::json devicesInfo();
+
+// The CUDA runtime hopsim was built with and the installed driver's CUDA version ("13.0"; "none" without CUDA or
+// without a driver), known with or without a GPU.
+std::string cudaRuntimeVersion();
+std::string cudaDriverVersion();
 
 // Free memory of CUDA device `gpu` now (cudaMemGetInfo, which creates a context there); empty without CUDA or
 // when the device cannot be queried.
