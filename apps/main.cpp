@@ -10,12 +10,16 @@
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
 #include "solvers/common/BenchCompare.h"
+#include "solvers/common/RunInfo.h"
 
 int main(int argc, char** argv) {
   hopsim::mpi::Session mpiSession(argc, argv);
   CLI::App app{"hopsim: lattice Boltzmann flow and Lennard-Jones molecular dynamics from YAML cases, on CPUs and GPUs"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("hopsim ") + HOPSIM_VERSION);
+  const nlohmann::json build = hopsim::buildInfo();
+  app.set_version_flag("--version", fmt::format("hopsim {} (commit {}, {})", HOPSIM_VERSION,
+                                                build["git_commit"].get<std::string>(),
+                                                build["build_type"].get<std::string>()));
 
   std::string backend, kernels;
   hopsim::RunOptions options;

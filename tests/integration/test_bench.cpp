@@ -73,6 +73,8 @@ TEST_CASE("run.json records the commit of the source tree the binary was built f
   // The build records the tree as it was built; the test runs right after the build, on the same tree.
   CHECK(run["build"]["git_commit"] == head + (dirty ? "-dirty" : ""));
   CHECK(run["build"]["build_type"].get<std::string>().size() > 0);
+  const Result version = runHopsim("--version");
+  CHECK(version.output.find("(commit " + head + (dirty ? "-dirty" : "") + ", ") != std::string::npos);
   CHECK(run["build"]["cuda_architectures"].is_string());
 }
 
