@@ -122,6 +122,16 @@ TEST_CASE("the CPU suite at the tiny scale writes one valid bench document that 
   for (const auto& run : comparison["runs"]) CHECK(run["ratios"][1]["speed"].get<double>() == Approx(1.0));
   CHECK(comparison["missing"].empty());
 
+  // --baseline picks the file the others are divided by; CSV for programs.
+  r = runHopsim("compare " + files[0].string() + " " + (dir.path() / "again.json").string() +
+                " --baseline again --format json");
+  REQUIRE(r.code == 0);
+  CHECK(nlohmann::json::parse(r.output)["baseline"] == 1);
+  r = runHopsim("compare " + files[0].string() + " " + (dir.path() / "again.json").string() + " --format csv");
+  REQUIRE(r.code == 0);
+  CHECK(r.output.rfind("run," + files[0].stem().string() + " ms/step,", 0) == 0);
+  CHECK(runHopsim("compare " + files[0].string() + " " + files[0].string() + " --baseline nowhere").code == 2);
+
   // One file is a projection's input, not a comparison's; a CPU measurement projects onto no GPU.
   r = runHopsim("compare " + files[0].string());
   CHECK(r.code == 2);
