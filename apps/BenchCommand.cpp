@@ -1,5 +1,10 @@
-// `hopsim bench`: throughput of a case (LBM: MLUPS against the copy bandwidth; MD: atom-steps/s) as JSON on stdout.
+// `hopsim bench`: throughput of a case (LBM: MLUPS against the copy bandwidth; MD: atom-steps/s) as JSON on stdout,
+// or of the standard suite (`--suite standard`) into one JSON file.
+#include <fmt/format.h>
+
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "apps/Commands.h"
@@ -7,6 +12,7 @@
 #include "io/CaseReader.h"
 #include "io/LbmCaseParser.h"
 #include "core/Mpi.h"
+#include "solvers/common/BenchSuite.h"
 #include "solvers/lbm/LbmBench.h"
 #include "solvers/lbm/LbmRun.h"
 #include "solvers/md/MdBench.h"
@@ -25,9 +31,46 @@ nlohmann::json benchLbm(lbm::LbmCase c, const BenchArgs& args, const RunOptions&
   return lbm::bench(c, b);
 }
 
+// The suite's file name: what ran where and when, e.g. suite-standard-nvidia-h200-20261201T160000Z.json.
+std::string suiteFileName(const nlohmann::json& doc) {
+  const nlohmann::json& p = doc["provenance"];
+  std::string device = p["gpu"].is_object() ? p["gpu"]["name"].get<std::string>()
+                                            : "cpu-" + p["host"]["hostname"].get<std::string>();
+  std::string name;
+  for (const char ch : device) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(ch));
+    if (keep) name += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    else if (!name.empty() && name.back() != '-') name += '-';
+  }
+  std::string date;
+  for (const char ch : p["date_utc"].get<std::string>())
+    if (ch != '-' && ch != ':') date += ch;
+  return fmt::format("suite-{}-{}-{}.json", doc["suite"]["name"].get<std::string>(), name, date);
+}
+
+int suiteCommand(const BenchArgs& args, const RunOptions& options) {
+  SuiteOptions o;
+  o.name = args.suite;
+  o.backend = options.backend.value_or(Backend::Auto);
+  o.scale = args.scale == "tiny" ? SuiteScale::Tiny : SuiteScale::Full;
+  o.progress = [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+  };
+  const nlohmann::json doc = runSuite(o);
+  if (!mpi::isRoot()) return 0;
+  const std::filesystem::path file =
+      args.json.empty() ? std::filesystem::path(args.outDir) / suiteFileName(doc) : std::filesystem::path(args.json);
+  if (file.has_parent_path()) io::ensureDirectory(file.parent_path());
+  io::writeFileAtomic(file, doc.dump(2) + "\n");
+  std::printf("%s\n", file.string().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int benchCommand(const BenchArgs& args, const RunOptions& options) {
+  if (!args.suite.empty()) return suiteCommand(args, options);
   nlohmann::json result;
   if (args.caseFile.empty()) {
     if (!args.overrides.empty()) throw std::runtime_error("--set needs a case file");

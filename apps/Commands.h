@@ -21,7 +21,19 @@ struct BenchArgs {
   std::string json;                     // write the JSON here too
   std::vector<std::string> kernels;     // portable, hopper
   std::vector<std::string> layouts;     // two-lattice, in-place
+  std::string suite;                    // a named suite (standard) in place of a case
+  std::string outDir = ".";             // where a suite's JSON file goes (unless `json` names the file)
+  std::string scale = "full";           // full, tiny (a suite for CI)
 };
 int benchCommand(const BenchArgs& args, const RunOptions& options);
+
+struct CompareArgs {
+  std::vector<std::string> files;  // bench documents; the first is the baseline unless `baseline` names another
+  std::string baseline;            // a file's label (its name without .json) or path
+  std::string format = "table";    // table, markdown, csv, json
+  std::string json;                // write the comparison as JSON here too
+  std::string project;             // a GPU of knownGpus(): project the one file given onto it
+};
+int compareCommand(const CompareArgs& args);
 
 }  // namespace hopsim::app

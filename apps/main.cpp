@@ -1,4 +1,4 @@
-// hopsim command line: run, validate, bench, info.
+// hopsim command line: run, validate, bench, compare, info.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -9,12 +9,17 @@
 #include "apps/Commands.h"
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
+#include "solvers/common/BenchCompare.h"
+#include "solvers/common/RunInfo.h"
 
 int main(int argc, char** argv) {
   hopsim::mpi::Session mpiSession(argc, argv);
   CLI::App app{"hopsim: lattice Boltzmann flow and Lennard-Jones molecular dynamics from YAML cases, on CPUs and GPUs"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("hopsim ") + HOPSIM_VERSION);
+  const nlohmann::json build = hopsim::buildInfo();
+  app.set_version_flag("--version", fmt::format("hopsim {} (commit {}, {})", HOPSIM_VERSION,
+                                                build["git_commit"].get<std::string>(),
+                                                build["build_type"].get<std::string>()));
 
   std::string backend, kernels;
   hopsim::RunOptions options;
@@ -55,6 +60,31 @@ int main(int argc, char** argv) {
   benchCmd->add_option("--layouts", bench.layouts, "Population layouts to compare: two-lattice,in-place")
       ->delimiter(',');
   benchCmd->add_option("--backend", backend, "Override device.backend")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  auto* suiteOption = benchCmd->add_option("--suite", bench.suite, "Run a fixed, versioned suite of cases: standard")
+                          ->check(CLI::IsMember({"standard"}));
+  suiteOption->excludes("case");
+  for (const char* single : {"--steps", "--kernels", "--layouts", "--set", "--repeats"})
+    suiteOption->excludes(benchCmd->get_option(single));
+  benchCmd->add_option("--out", bench.outDir, "Folder for the suite's JSON file (default: the current folder)")
+      ->needs(suiteOption);
+  benchCmd->add_option("--scale", bench.scale, "Suite sizes: full, or tiny (seconds, for CI)")
+      ->check(CLI::IsMember({"full", "tiny"}))
+      ->needs(suiteOption);
+
+  hopsim::app::CompareArgs compare;
+  auto* compareCmd = app.add_subcommand("compare", "Compare bench results of several machines run by run");
+  compareCmd
+      ->add_option("files", compare.files, "Bench JSON files (hopsim bench --json, --suite); the first is the baseline")
+      ->required()
+      ->check(CLI::ExistingFile);
+  compareCmd->add_option("--baseline", compare.baseline, "The file the others are compared with (name or path)");
+  compareCmd->add_option("--format", compare.format, "Output: table, markdown, csv or json")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json"}));
+  compareCmd->add_option("--json", compare.json, "Also write the comparison as JSON to this file");
+  std::vector<std::string> projectable;
+  for (const auto& gpu : hopsim::knownGpus()) projectable.push_back(gpu.key);
+  compareCmd->add_option("--project", compare.project, "Project one measured file onto a GPU by its datasheet")
+      ->check(CLI::IsMember(projectable));
 
   app.add_subcommand("info", "Version, build options, CPU threads and GPUs");
 
@@ -74,6 +104,7 @@ int main(int argc, char** argv) {
     if (run->parsed()) return hopsim::app::runCommand(caseFile, overrides, options);
     if (validate->parsed()) return hopsim::app::validateCommand(names, options, all, list);
     if (benchCmd->parsed()) return hopsim::app::benchCommand(bench, options);
+    if (compareCmd->parsed()) return hopsim::app::compareCommand(compare);
     return hopsim::app::infoCommand();
   } catch (const hopsim::io::CaseError& e) {
     return hopsim::mpi::endWithFailure(hopsim::kExitBadInput, e.what());

@@ -32,5 +32,5 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "bench_*.json"))):
     j = json.load(open(p))
     for r in j.get("runs", []):
         if "error" in r: print(os.path.basename(p), r.get("layout_requested"), "ERROR", r["error"][:100]); continue
-        print("%-28s %-12s %-8s %9.0f MLUPS  %6.1f B/cell  %7.0f GB/s  %.3f of copy %s" % (os.path.basename(p), r["layout"], r["precision"], r["mlups"]["median"], r["bytes_per_cell_step"], r["effective_bandwidth_gbs"], r["fraction_of_copy_bandwidth"] or 0, j.get("copy_bandwidth_gbs")))
+        print("%-28s %-12s %-8s %9.0f MLUPS  %6.1f B/cell  %7.0f GB/s  %.3f of copy %s" % (os.path.basename(p), r["layout"], r["precision"], r["mlups"]["median"], r["bytes_per_cell_step"], r["effective_bandwidth_gbs"], r["fraction_of_copy_bandwidth"] or 0, (j.get("copy_bandwidth") or {}).get("median_gbs")))
 PY

@@ -29,7 +29,9 @@ anchors = {32000: "HOOMD-blue 5 A100 (64k atoms): ~4,400 steps/s",
 cols = ("atoms", "G atom-steps/s", "min-max", "steps/s", "ms/step", "neigh", "force", "integ", "other")
 print("%10s %15s %15s %9s %8s %7s %7s %7s %7s  device | anchor" % cols)
 for path in open(sys.argv[1]).read().split():
-    j = json.load(open(path))
+    doc = json.load(open(path))  # a bench document (docs/bench-schema.json): one run
+    j = doc["runs"][0]
+    j["device"] = (doc["provenance"]["gpu"] or {}).get("name", "cpu")
     r, ms = j["atom_steps_per_second"], j["ms_per_step"]
     print("%10d %15.3f %7.3f-%-7.3f %9.0f %8.3f %7.3f %7.3f %7.3f %7.3f  %s | %s" % (
         j["atoms"], r["median"] / 1e9, r["min"] / 1e9, r["max"] / 1e9, j["steps_per_second_median"], ms["total"],

@@ -78,14 +78,15 @@ for path in sorted(glob.glob(os.path.join(out, "bench_*.json"))):
         j = json.load(open(path))
     except Exception as e:
         print(f"{os.path.basename(path)}: unreadable ({e})"); continue
-    copy = j.get("copy_bandwidth_gbs")
+    copy = (j.get("copy_bandwidth") or {}).get("median_gbs")  # the bench document, docs/bench-schema.json
+    device = (j["provenance"]["gpu"] or {}).get("name", "cpu")
     for r in j["runs"]:
         if "error" in r:
             print(f"{os.path.basename(path)} {r.get('layout_requested')}: ERROR {r['error']}"); continue
         m = r["mlups"]
         rows.append((r["lattice"], r["precision"], "x".join(map(str, r["domain"])), r["layout"], m["median"], m["min"],
                      m["max"], r["steps_per_second"], r["bytes_per_cell_step"], r["effective_bandwidth_gbs"],
-                     r["fraction_of_copy_bandwidth"], copy, j["device"]["name"]))
+                     r["fraction_of_copy_bandwidth"], copy, device))
 print("%-6s %-7s %-15s %-12s %10s %21s %9s %6s %8s %6s %8s  %s" % ("lattice", "prec", "domain", "layout", "MLUPS",
       "min-max", "steps/s", "B/cell", "GB/s", "frac", "copy", "device"))
 for r in rows:

@@ -6,13 +6,20 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <ctime>
 #include <fstream>
 #include <string>
 #include <thread>
 
+#include "hopsim/GitCommit.h"  // generated at build time (cmake/HopsimGitCommit.cmake)
 #include "io/AtomicFile.h"
 #include "kernels/common/DeviceInfo.h"
+
+#if HOPSIM_WITH_CUDA
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#endif
 
 namespace hopsim {
 namespace {
@@ -51,15 +58,100 @@ std::string cpuModel() {
 
 std::string cudaVersion(int v) { return v > 0 ? fmt::format("{}.{}", v / 1000, (v % 1000) / 10) : "none"; }
 
+// The CUDA runtime reports no form factor; the board names say it for the GPUs hopsim targets ("NVIDIA
+// A100-SXM4-80GB", "NVIDIA A100-PCIE-40GB", "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA H100 80GB HBM3" is the
+// SXM board, "NVIDIA H200" the SXM and "NVIDIA H200 NVL" the PCIe one). Anything else: unknown, and the
+// multiprocessor count, clocks and memory size in the same record tell the boards apart.
+std::string formFactorFromName(std::string name) {
+  for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const auto has = [&](const char* part) { return name.find(part) != std::string::npos; };
+  if (has("pcie") || has("nvl")) return "PCIe";
+  if (has("sxm") || has("hbm3") || has("h200") || has("gh200")) return "SXM";
+  return "unknown";
+}
+
+#if HOPSIM_WITH_CUDA
+// What DeviceInfo does not carry: identity (UUID, PCI address), peak clocks, bus width and ECC. Attribute and
+// property queries, which create no context on the device.
+void addCudaDetails(nlohmann::json& j, int index) {
+  const auto attribute = [&](cudaDeviceAttr a) {
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, a, index) != cudaSuccess) {
+      cudaGetLastError();
+      return -1;
+    }
+    return v;
+  };
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, index) == cudaSuccess) {
+    std::string uuid = "GPU-";
+    for (int k = 0; k < 16; ++k) {
+      if (k == 4 || k == 6 || k == 8 || k == 10) uuid += '-';
+      uuid += fmt::format("{:02x}", static_cast<unsigned char>(p.uuid.bytes[k]));
+    }
+    j["uuid"] = uuid;  // the form nvidia-smi -L prints
+  } else {
+    cudaGetLastError();
+  }
+  j["pci_bus_id"] = fmt::format("{:08x}:{:02x}:{:02x}.0", attribute(cudaDevAttrPciDomainId),
+                                attribute(cudaDevAttrPciBusId), attribute(cudaDevAttrPciDeviceId));
+  const int smKhz = attribute(cudaDevAttrClockRate), memoryKhz = attribute(cudaDevAttrMemoryClockRate);
+  const int busBits = attribute(cudaDevAttrGlobalMemoryBusWidth);
+  j["sm_clock_peak_mhz"] = smKhz > 0 ? nlohmann::json(smKhz / 1000) : nlohmann::json(nullptr);
+  j["memory_clock_peak_mhz"] = memoryKhz > 0 ? nlohmann::json(memoryKhz / 1000) : nlohmann::json(nullptr);
+  j["memory_bus_bits"] = busBits > 0 ? nlohmann::json(busBits) : nlohmann::json(nullptr);
+  // Double data rate: two transfers per memory clock.
+  j["theoretical_bandwidth_gbs"] = memoryKhz > 0 && busBits > 0
+                                       ? nlohmann::json(2.0 * memoryKhz * 1e3 * busBits / 8 / 1e9)
+                                       : nlohmann::json(nullptr);
+  j["ecc_enabled"] = attribute(cudaDevAttrEccEnabled) == 1;
+}
+
+// NVML, the library nvidia-smi reads, for what the CUDA runtime does not report: the application clocks the GPU
+// runs kernels at, the power limit and the MIG mode. Loaded at run time: hopsim builds without NVML's header and
+// runs where the library is missing (the record then says so). The functions are declared with NVML's C
+// signatures (nvml.h, stable since NVML API version 2); return 0 is NVML_SUCCESS.
+void addNvmlDetails(nlohmann::json& j) {
+  if (!j.contains("uuid")) return;
+  void* library = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
+    j["nvml"] = "libnvidia-ml.so.1 not found: no application clocks, power limit or MIG mode";
+    return;
+  }
+  using Device = struct NvmlDevice*;
+  constexpr int kClockSm = 1, kClockMemory = 2;  // nvmlClockType_t: NVML_CLOCK_SM, NVML_CLOCK_MEM
+  const auto function = [&](const char* name) { return ::dlsym(library, name); };
+  const auto init = reinterpret_cast<int (*)()>(function("nvmlInit_v2"));
+  const auto shutdown = reinterpret_cast<int (*)()>(function("nvmlShutdown"));
+  const auto byUuid = reinterpret_cast<int (*)(const char*, Device*)>(function("nvmlDeviceGetHandleByUUID"));
+  const auto applicationClock =
+      reinterpret_cast<int (*)(Device, int, unsigned*)>(function("nvmlDeviceGetApplicationsClock"));
+  const auto powerLimit = reinterpret_cast<int (*)(Device, unsigned*)>(function("nvmlDeviceGetPowerManagementLimit"));
+  const auto migMode = reinterpret_cast<int (*)(Device, unsigned*, unsigned*)>(function("nvmlDeviceGetMigMode"));
+  Device device = nullptr;
+  if (init && shutdown && byUuid && init() == 0) {
+    if (byUuid(j["uuid"].get<std::string>().c_str(), &device) == 0) {
+      unsigned value = 0, pending = 0;
+      if (applicationClock && applicationClock(device, kClockSm, &value) == 0) j["sm_clock_application_mhz"] = value;
+      if (applicationClock && applicationClock(device, kClockMemory, &value) == 0)
+        j["memory_clock_application_mhz"] = value;
+      if (powerLimit && powerLimit(device, &value) == 0) j["power_limit_w"] = value / 1000.0;  // NVML: milliwatts
+      // Not supported (pre-Ampere, or a driver without MIG): no key.
+      if (migMode && migMode(device, &value, &pending) == 0) j["mig_enabled"] = value == 1;
+    }
+    shutdown();
+  }
+  ::dlclose(library);
+}
+#endif
+
 }  // namespace
 
 nlohmann::json buildInfo() {
   nlohmann::json j;
   j["version"] = HOPSIM_VERSION;
   j["compiler"] = compilerName();
-#ifdef HOPSIM_BUILD_TYPE
   j["build_type"] = HOPSIM_BUILD_TYPE;
-#endif
 #ifdef NDEBUG
   j["assertions"] = false;
 #else
@@ -69,12 +161,8 @@ nlohmann::json buildInfo() {
   j["with_mpi"] = static_cast<bool>(HOPSIM_WITH_MPI);
   j["with_vtk"] = static_cast<bool>(HOPSIM_WITH_VTK);
   j["hdf5_parallel"] = static_cast<bool>(HOPSIM_HDF5_PARALLEL);
-#ifdef HOPSIM_CUDA_ARCHITECTURES
   j["cuda_architectures"] = HOPSIM_CUDA_ARCHITECTURES;
-#endif
-#ifdef HOPSIM_GIT_COMMIT
   j["git_commit"] = HOPSIM_GIT_COMMIT;
-#endif
   return j;
 }
 
@@ -110,9 +198,44 @@ nlohmann::json devicesInfo() {
         {"cluster_launch", g.clusterLaunch},
         {"driver_version", cudaVersion(g.driverVersion)},
         {"runtime_version", cudaVersion(g.runtimeVersion)},
+        {"form_factor", formFactorFromName(g.name)},
     });
+#if HOPSIM_WITH_CUDA
+    addCudaDetails(list.back(), g.index);
+    addNvmlDetails(list.back());
+#endif
   }
   return list;
+}
+
+std::string cudaRuntimeVersion() {
+  int version = 0;
+#if HOPSIM_WITH_CUDA
+  if (cudaRuntimeGetVersion(&version) != cudaSuccess) cudaGetLastError();
+#endif
+  return cudaVersion(version);
+}
+
+std::string cudaDriverVersion() {
+  int version = 0;  // 0 where no driver is installed
+#if HOPSIM_WITH_CUDA
+  if (cudaDriverGetVersion(&version) != cudaSuccess) cudaGetLastError();
+#endif
+  return cudaVersion(version);
+}
+
+std::optional<std::size_t> freeDeviceMemory([[maybe_unused]] int gpu) {
+#if HOPSIM_WITH_CUDA
+  int previous = 0;
+  std::size_t free = 0, total = 0;
+  if (cudaGetDevice(&previous) == cudaSuccess && cudaSetDevice(gpu) == cudaSuccess &&
+      cudaMemGetInfo(&free, &total) == cudaSuccess) {
+    cudaSetDevice(previous);
+    return free;
+  }
+  cudaGetLastError();
+#endif
+  return std::nullopt;
 }
 
 void writeRunJson(const std::filesystem::path& path, const nlohmann::json& doc) {

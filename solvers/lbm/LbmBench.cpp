@@ -5,15 +5,17 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
+#include <filesystem>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "core/ExitCode.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
 #include "core/lbm/Relaxation.h"
-#include "kernels/common/CopyBandwidth.h"
 #include "kernels/common/DeviceInfo.h"
+#include "solvers/common/BenchSchema.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
 #include "solvers/lbm/LbmSimulation.h"
@@ -28,16 +30,40 @@ StreamingLayout layoutFromName(const std::string& s) {
   throw std::runtime_error("unknown layout '" + s + "' (expected two-lattice, in-place or auto)");
 }
 
-std::string utcNow() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
+nlohmann::json spread(const std::vector<double>& v) {
+  nlohmann::json j = benchSpread(v);
+  j.erase("spread");
+  return j;
 }
 
-nlohmann::json spread(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return {{"median", v[v.size() / 2]}, {"min", v.front()}, {"max", v.back()}};
+std::string geometryOf(const LbmCase& c, const std::string& given) {
+  if (!given.empty()) return given;
+  bool periodic = c.obstacles.empty();
+  for (int axis = 0; axis < c.dimensions; ++axis) periodic = periodic && c.periodic[axis];
+  if (periodic) return "periodic";
+  const std::string stem = std::filesystem::path(c.sourceFile).stem().string();
+  return stem.empty() ? "bounded" : stem;
+}
+
+std::string cellsText(const LbmCase& c) {
+  return c.dimensions == 2 ? fmt::format("{}x{}", c.cells[0], c.cells[1])
+                           : fmt::format("{}x{}x{}", c.cells[0], c.cells[1], c.cells[2]);
+}
+
+std::string describe(const LbmCase& c, const std::string& geometry) {
+  return fmt::format("LBM {} {} {} cells, {} precision, {} tau {:.4g}, {} obstacle(s); case {}", toString(c.lattice),
+                     geometry == "periodic" ? "periodic box" : geometry, cellsText(c), toString(c.precision),
+                     toString(c.collision), c.tau, c.obstacles.size(), c.sourceFile);
+}
+
+// The common timing blocks of the schema from the per-repeat MLUPS: step time in ms and throughput.
+void addTiming(nlohmann::json& r, const std::vector<double>& mlups, double cells) {
+  std::vector<double> ms;
+  for (const double m : mlups) ms.push_back(1e3 * cells / (m * 1e6));
+  r["step_time_ms"] = benchSpread(ms);
+  r["throughput"] = benchSpread(mlups);
+  r["throughput"]["unit"] = "MLUPS";
+  r["throughput"]["counts"] = "cell updates of all cells (fluid and solid) per second / 1e6";
 }
 
 nlohmann::json caseJson(const LbmCase& c) {
@@ -62,7 +88,7 @@ nlohmann::json overRanks(const mpi::Comm& comm, double v) {
 // time in the halo exchange (packing, MPI, unpacking: not overlapped with the update); LAMMPS-style
 // min/avg/max tables of the update and exchange times show the load imbalance.
 nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mpi::Comm& comm, KernelVariant variant,
-                               const std::string& layoutName) {
+                               const std::string& layoutName, const std::string& geometry) {
   nlohmann::json r = {{"kernels", toString(variant)}, {"layout_requested", layoutName}};
   if (layoutName != "auto" && layoutName != "two-lattice")
     throw std::runtime_error("a decomposed run uses the two-lattice layout (requested " + layoutName + ")");
@@ -112,9 +138,13 @@ nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mp
   const Decomposition& d = *sim.decomposition();
   const double bytes = sim.backend().bytesPerCellUpdate();
   const nlohmann::json m = spread(mlups);
+  r["kernels"] = gpu ? toString(sim.devicePlan().kernels) : "cpu";
+  r["id"] = benchRunId(c, geometry, r["kernels"].get<std::string>(), sim.backend().layout(), comm.size());
+  r["solver"] = "lbm";
+  r["description"] = describe(c, geometry) + "; " + sim.backend().description();
   r["layout"] = sim.backend().layout();
-  r["description"] = sim.backend().description();
   r["device_plan"] = planJson(sim.devicePlan());
+  r["case"] = caseJson(c);
   r["lattice"] = toString(c.lattice);
   r["precision"] = toString(c.precision);
   r["domain"] = c.cells;
@@ -123,9 +153,12 @@ nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mp
   r["repeats"] = mlups.size();
   r["warmup_steps"] = warm;
   r["mlups"] = m;
+  addTiming(r, mlups, cells);
   r["steps_per_second"] = m["median"].get<double>() * 1e6 / cells;
   r["bytes_per_cell_step"] = bytes;
   r["effective_bandwidth_gbs"] = m["median"].get<double>() * 1e6 * bytes / 1e9;
+  // Rank 0's GPU alone was measured, and the ranks may share it or not: no fraction of an aggregate.
+  r["fraction_of_copy_bandwidth"] = nullptr;
   r["final_mass"] = obs.mass;
   r["ranks"] = comm.size();
   r["process_grid"] = d.dims();
@@ -176,6 +209,14 @@ LbmCase defaultBenchCase() {
   return c;
 }
 
+std::string benchRunId(const LbmCase& c, const std::string& geometry, const std::string& kernels,
+                       const std::string& layout, int ranks) {
+  std::string id = fmt::format("lbm/{}/{}/{}/{}/{}/{}", geometry, toString(c.lattice), toString(c.precision), kernels,
+                               layout, cellsText(c));
+  if (ranks > 1) id += fmt::format("/ranks{}", ranks);
+  return id;
+}
+
 nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
   const DevicePlan base = planDevice(c.device, RunOptions{}, 0);
   const Backend backend = base.backend;
@@ -184,40 +225,13 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
   if (c.precision == Precision::Half && !gpu)
     throw InputError("precision 'half' (FP16 storage) needs the cuda backend; this run would use the cpu");
   const double cells = static_cast<double>(c.cells[0] * c.cells[1] * c.cells[2]);
+  const std::string geometry = geometryOf(c, o.geometry);
+  if (gpu && device >= cudaDeviceCount()) throw std::runtime_error("GPU " + std::to_string(device) + " not found");
 
-  nlohmann::json out;
-  out["solver"] = "lbm";
-  out["date"] = utcNow();
-  out["hopsim_version"] = HOPSIM_VERSION;
-  out["backend"] = toString(backend);
-  out["case"] = caseJson(c);
-  out["copy_bandwidth_gbs"] = nullptr;
-  out["device"] = {{"name", "cpu"}};
-  if (gpu) {
-    const auto gpus = cudaDevices();
-    if (device >= static_cast<int>(gpus.size())) throw std::runtime_error("GPU " + std::to_string(device) + " not found");
-    const GpuInfo& g = gpus[device];
-    out["device"] = {{"name", g.name},
-                     {"index", device},
-                     {"compute_capability", std::to_string(g.ccMajor) + "." + std::to_string(g.ccMinor)},
-                     {"multiprocessors", g.multiprocessors},
-                     {"memory_bytes", g.memoryBytes},
-                     {"l2_bytes", g.l2Bytes},
-                     {"driver_version", g.driverVersion},
-                     {"runtime_version", g.runtimeVersion}};
-    // Measured before the lattice is allocated, so the copy buffers have room; 4 GiB, far beyond L2. With several
-    // ranks (which may share a GPU) rank 0 alone measures its GPU while the others wait.
-    const mpi::Comm world = mpi::Comm::world();
-    const auto bw = world.isRoot() ? measureCopyBandwidth(device, std::size_t(4) << 30, 9) : std::nullopt;
-    world.barrier();
-    if (bw) {
-      out["copy_bandwidth_gbs"] = bw->medianGBs;
-      out["copy_bandwidth"] = {{"median_gbs", bw->medianGBs}, {"min_gbs", bw->minGBs}, {"max_gbs", bw->maxGBs},
-                               {"bytes_per_buffer", bw->bytes}, {"repeats", bw->repeats},
-                               {"method", "float4 copy kernel, bytes read + written, CUDA events, median"}};
-    }
-  }
-  const double copy = out["copy_bandwidth_gbs"].is_null() ? 0.0 : out["copy_bandwidth_gbs"].get<double>();
+  // Measured before the lattice is allocated, so the copy buffers have room; 4 GiB on a GPU, far beyond L2.
+  const nlohmann::json copyBandwidth =
+      o.copyBandwidth ? *o.copyBandwidth : benchCopyBandwidth(backend, device, o.copyBytes);
+  const double copy = copyBandwidthGBs(copyBandwidth);
 
   const std::vector<KernelVariant> variants = o.variants.empty() ? std::vector{c.device.kernels} : o.variants;
   const std::vector<std::string> layouts = o.layouts.empty() ? std::vector<std::string>{"auto"} : o.layouts;
@@ -226,20 +240,24 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
   int succeeded = 0;
   const mpi::Comm world = mpi::Comm::world();
   if (world.size() > 1) {
-    out["copy_bandwidth_note"] = "rank 0's GPU; aggregate figures are not divided by it (ranks may share a GPU)";
     // Several ranks: the decomposed run, every rank in every step (an error on one rank is an error on all, as
     // they all build the same case).
     for (const KernelVariant variant : variants)
       for (const std::string& layoutName : layouts) {
-        runs.push_back(benchDecomposed(c, o, world, variant, layoutName));
+        runs.push_back(benchDecomposed(c, o, world, variant, layoutName, geometry));
         ++succeeded;
       }
   }
   for (const KernelVariant variant : world.size() > 1 ? std::vector<KernelVariant>{} : variants) {
     for (const std::string& layoutName : layouts) {
-      nlohmann::json r = {{"kernels", gpu ? toString(variant) : "cpu"}, {"layout_requested", layoutName}};
+      // Until the run is built, its id holds what was asked for; the built run's id holds what was chosen.
+      nlohmann::json r = {{"id", benchRunId(c, geometry, gpu ? toString(variant) : "cpu", layoutName, 1)},
+                          {"solver", "lbm"},
+                          {"kernels", gpu ? toString(variant) : "cpu"},
+                          {"layout_requested", layoutName}};
       try {
         std::unique_ptr<LbmBackend> b;
+        KernelVariant chosen = variant;
         {
           LbmSetup setup = buildSetup(c);
           setup.layout = layoutFromName(layoutName);
@@ -247,6 +265,7 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
           if (gpu) {
             plan.kernels = variant;
             planLbmKernels(plan, setup);
+            chosen = plan.kernels;
           }
           r["device_plan"] = planJson(plan);
           b = gpu ? makeCudaBackend(setup, plan) : makeCpuBackend(setup);
@@ -270,8 +289,11 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
         const nlohmann::json m = spread(mlups);
         const double median = m["median"].get<double>();
         const double effective = median * 1e6 * bytes / 1e9;
+        r["kernels"] = gpu ? toString(chosen) : "cpu";
+        r["id"] = benchRunId(c, geometry, r["kernels"].get<std::string>(), b->layout(), 1);
+        r["description"] = describe(c, geometry) + "; " + b->description();
         r["layout"] = b->layout();
-        r["description"] = b->description();
+        r["case"] = caseJson(c);
         r["lattice"] = toString(c.lattice);
         r["precision"] = toString(c.precision);
         r["domain"] = c.cells;
@@ -280,6 +302,7 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
         r["repeats"] = repeats;
         r["warmup_steps"] = warm;
         r["mlups"] = m;
+        addTiming(r, mlups, cells);
         r["steps_per_second"] = spread(stepsPerSecond)["median"];
         r["bytes_per_cell_step"] = bytes;
         r["effective_bandwidth_gbs"] = effective;
@@ -293,13 +316,11 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
       runs.push_back(r);
     }
   }
-  out["runs"] = runs;
-  out["mlups_counts"] = "cell updates of all cells (fluid and solid) per second / 1e6";
   if (!succeeded) {
     std::string why = runs.empty() ? "nothing to run" : runs[0].value("error", "");
     throw std::runtime_error("no benchmark run succeeded: " + why);
   }
-  return out;
+  return benchDocument(benchProvenance(backend, device), copyBandwidth, runs);
 }
 
 }  // namespace hopsim::lbm

@@ -8,14 +8,17 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "io/md/MdCaseParser.h"
-#include "kernels/common/DeviceInfo.h"
 #include "core/Mpi.h"
+#include "solvers/common/BenchSchema.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/md/InitialState.h"
 #include "solvers/md/MdSimulation.h"
@@ -73,6 +76,13 @@ void addRankTables(nlohmann::json& j, const mpi::Comm& comm, const Decomposition
 
 }  // namespace
 
+std::string benchRunId(const std::string& system, Precision precision, const std::string& kernels,
+                       std::size_t atoms, int ranks) {
+  std::string id = fmt::format("md/{}/{}/{}/{}", system, toString(precision), kernels, atoms);
+  if (ranks > 1) id += fmt::format("/ranks{}", ranks);
+  return id;
+}
+
 nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, const BenchOptions& b) {
   const MdCase c = io::md::parseMdCase(doc);
   const long long steps = b.steps > 0 ? b.steps : std::max<long long>(c.steps, 100);
@@ -85,6 +95,9 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   using Clock = std::chrono::steady_clock;
 
   const DevicePlan plan = planMdDevice(c, options, ranks);
+  // Before the engine allocates, so that the copy buffers have room.
+  const nlohmann::json copyBandwidth = b.copyBandwidth ? *b.copyBandwidth
+                                                       : benchCopyBandwidth(plan.backend, plan.gpu, b.copyBytes);
   auto engine = makeEngine(c, plan, false, ranks);
   engine->initialize(initial);
   const long long warmup = std::max<long long>(20, steps / 10);
@@ -107,9 +120,8 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
     rates.push_back(n * static_cast<double>(steps) / s);
   }
   const EngineStats fast = engine->stats();
-  std::vector<double> sorted = rates;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[sorted.size() / 2];
+  const nlohmann::json throughput = benchSpread(rates);
+  const double median = throughput["median"];
 
   // Breakdown: a separate engine with phase timers, same number of steps.
   auto timed = makeEngine(c, plan, true, ranks);
@@ -132,18 +144,26 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   const bool gpu = plan.backend == Backend::Cuda;
   std::optional<Decomposition> d;
   if (ranks.decomposed()) d.emplace(decompose(c, comm));
-  std::string deviceName = "cpu";
-  if (gpu) {
-    const auto gpus = cudaDevices();
-    if (plan.gpu < static_cast<int>(gpus.size())) deviceName = gpus[plan.gpu].name;
-  }
+  const std::string system =
+      b.system.empty() ? std::filesystem::path(doc.fileName()).stem().string() : b.system;
+  const std::string kernels = gpu ? toString(plan.kernels) : "cpu";
+  std::vector<double> msPerStep;
+  for (const double s : seconds) msPerStep.push_back(1e3 * s / static_cast<double>(steps));
   nlohmann::json j;
+  j["id"] = benchRunId(system, c.precision, kernels, initial.size(), comm.size());
   j["solver"] = "md";
+  j["description"] = fmt::format("MD Lennard-Jones {}, {} atoms, {} precision, cutoff {}, skin {}; case {}", system,
+                                 initial.size(), toString(c.precision), c.lj.cutoff, c.skin, doc.fileName());
+  j["kernels"] = kernels;
   j["atoms"] = initial.size();
   j["steps"] = steps;
   j["repeats"] = repeats;
   j["warmup_steps"] = warmup;
-  j["atom_steps_per_second"] = {{"median", median}, {"min", sorted.front()}, {"max", sorted.back()}};
+  j["atom_steps_per_second"] = {{"median", median}, {"min", throughput["min"]}, {"max", throughput["max"]}};
+  j["step_time_ms"] = benchSpread(msPerStep);
+  j["throughput"] = throughput;
+  j["throughput"]["unit"] = "atom-steps/s";
+  j["fraction_of_copy_bandwidth"] = nullptr;  // no bytes-per-step model for MD (its force loop gathers from cache)
   j["steps_per_second_median"] = median / n;
   j["seconds_per_repeat"] = seconds;
   j["ms_per_step"] = {{"total", 1e3 * n / median},
@@ -162,7 +182,6 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   j["backend"] = engine->backendName();
   j["device_plan"] = toJson(plan);
   j["precision"] = toString(c.precision);
-  j["device"] = deviceName;
   j["cuda_graphs"] = gpu && !d;  // the decomposed GPU engine stops for MPI twice a step
   if (d) {
     j["ms_per_step"]["communication"] = exchange;
@@ -197,7 +216,7 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
                    {"integrate", 1e-3 * integ}, {"other", 1e-3 * other}},
                   median, rates.size());
   }
-  return j;
+  return benchDocument(benchProvenance(plan.backend, plan.gpu), copyBandwidth, nlohmann::json::array({j}));
 }
 
 }  // namespace hopsim::md

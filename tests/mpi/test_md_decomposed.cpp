@@ -359,7 +359,10 @@ TEST_CASE("the MD benchmark under mpiexec reports aggregate and per-rank figures
   md::BenchOptions b;
   b.steps = 20;
   b.repeats = 2;
-  const nlohmann::json j = md::bench(CaseDocument::fromString(text, "case.yaml"), quiet(), b);
+  b.copyBytes = std::size_t(32) << 20;
+  const nlohmann::json document = md::bench(CaseDocument::fromString(text, "case.yaml"), quiet(), b);
+  REQUIRE(document["runs"].size() == 1);
+  const nlohmann::json& j = document["runs"][0];
   CHECK(j["atom_steps_per_second"]["median"].get<double>() > 0);
   if (mpi::size() == 1) {
     CHECK(!j.contains("per_rank"));  // one rank runs the single-rank engine, as `hopsim run` does

@@ -222,8 +222,9 @@ TEST_CASE("LBM bench on the GPU reports bandwidth, MLUPS and the roofline fracti
   o.variants = {KernelVariant::Portable, KernelVariant::Hopper};
   const auto j = bench(c, o);
   INFO(j.dump(2));
-  REQUIRE(j["copy_bandwidth_gbs"].is_number());
-  CHECK(j["copy_bandwidth_gbs"].get<double>() > 100);
+  REQUIRE(j["copy_bandwidth"]["median_gbs"].is_number());
+  CHECK(j["copy_bandwidth"]["median_gbs"].get<double>() > 100);
+  CHECK(j["copy_bandwidth"]["memory"] == "device");
   REQUIRE(j["runs"].size() == 4);
   for (int k = 0; k < 2; ++k) {
     const auto& r = j["runs"][k];

@@ -92,8 +92,23 @@ TEST_CASE("md bench returns throughput and a phase breakdown", "[integration][md
   const auto doc = CaseDocument::fromString(smallCase("unused", 0.005, 20), "bench.yaml");
   hopsim::RunOptions o;
   o.quiet = true;
-  const auto j = hopsim::md::bench(doc, o, hopsim::md::BenchOptions{20, 2});
+  hopsim::md::BenchOptions b;
+  b.steps = 20;
+  b.repeats = 3;
+  b.copyBytes = std::size_t(32) << 20;
+  const auto doc0 = hopsim::md::bench(doc, o, b);
+  INFO(doc0.dump(2));
+  CHECK(doc0["copy_bandwidth"]["median_gbs"].get<double>() > 0);  // the host's, measured in the same process
+  REQUIRE(doc0["runs"].size() == 1);
+  const auto& j = doc0["runs"][0];
+  CHECK(j["id"] == "md/bench/double/cpu/500");
   CHECK(j["atoms"] == 500);
+  // 500 atoms per step: ms per step = 1e3 * 500 / (atom-steps/s), so the shortest time goes with the highest rate
+  // and, with an odd number of repeats, median with median.
+  CHECK(j["step_time_ms"]["min"].get<double>() ==
+        Approx(1e3 * 500 / j["atom_steps_per_second"]["max"].get<double>()).epsilon(1e-9));
+  CHECK(j["step_time_ms"]["median"].get<double>() ==
+        Approx(1e3 * 500 / j["atom_steps_per_second"]["median"].get<double>()).epsilon(1e-9));
   CHECK(j["atom_steps_per_second"]["median"].get<double>() > 0);
   CHECK(j["ms_per_step"]["force"].get<double>() > 0);
   CHECK(j["precision"] == "double");
