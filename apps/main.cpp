@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/Commands.h"
+#include "core/Interrupt.h"
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
 
@@ -71,7 +72,12 @@ int main(int argc, char** argv) {
   try {
     if (!backend.empty()) options.backend = hopsim::backendFrom(backend);
     if (!kernels.empty()) options.kernels = hopsim::kernelVariantFrom(kernels);
-    if (run->parsed()) return hopsim::app::runCommand(caseFile, overrides, options);
+    if (run->parsed()) {
+      // A run stops cleanly on SIGINT, SIGTERM and SIGUSR1 (README, "Long runs"); validate and bench keep the
+      // default action, ending at once.
+      hopsim::interrupt::installHandlers();
+      return hopsim::app::runCommand(caseFile, overrides, options);
+    }
     if (validate->parsed()) return hopsim::app::validateCommand(names, options, all, list);
     if (benchCmd->parsed()) return hopsim::app::benchCommand(bench, options);
     return hopsim::app::infoCommand();

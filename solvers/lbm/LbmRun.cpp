@@ -14,10 +14,12 @@
 #include <string>
 
 #include "core/ExitCode.h"
+#include "core/Interrupt.h"
 #include "io/AtomicFile.h"
 #include "io/CsvSeries.h"
 #include "io/FieldOutput.h"
 #include "io/LbmCaseParser.h"
+#include "io/OutputLock.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/RunInfo.h"
 #include "solvers/common/PhaseTimers.h"
@@ -203,11 +205,14 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const bool talk = !options.quiet && root;
   if (talk) printParameters(c, sim, sim, doc.warnings(), outDir, writes);
 
+  // Declared before the writers so that it is released after they have finished.
+  std::unique_ptr<io::OutputLock> lock;
   std::optional<FieldOutput> fields;
   std::optional<io::CsvSeries> observables, forces;
   if (writes) {
     ScopedPhase t(timers, kOutput);
     if (root) io::ensureDirectory(outDir);
+    lock = io::lockOutputDirectory(outDir, sim.comm(), options.quiet);
     fields.emplace(c, outDir, sim);
   }
   if (writes && root) {
@@ -223,6 +228,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const double cdScale = fr.refVelocity > 0 ? 2.0 / (fr.refDensity * fr.refVelocity * fr.refVelocity * refLength) : 0;
   Progress progress(total, static_cast<double>(sim.cellCount()), "MLUPS", talk);
   int status = kExitOk;
+  int stopSignal = 0;  // SIGINT, SIGTERM or SIGUSR1 that ended the run early
   long long lastGood = -1;
 
   // Checks the state and, when a row is due, records it. Returns why the run is unstable, or "" when it is not.
@@ -299,6 +305,11 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
       }
     }
     if (fieldsDue) writeFields();
+    // Once per chunk (at most ~0.25 s of work), so that a signal ends the run soon and costs one reduction.
+    if (stopSignal = interrupt::agreed(sim.comm()); stopSignal != 0) {
+      status = exitCodeForSignal(stopSignal);
+      break;
+    }
   }
   progress.finish(sim.step());
   if (fields) {
@@ -306,6 +317,11 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     fields->finish();
   }
 
+  if (stopSignal != 0 && root)
+    std::fprintf(stderr, "hopsim: %s received, stopped at step %lld of %lld; %s\n",
+                 interrupt::signalName(stopSignal).c_str(), sim.step(), total,
+                 writes ? fmt::format("the series and run.json are in {}", outDir.string()).c_str()
+                        : "nothing was written");
   if (status == kExitUnstable && root) {
     std::fprintf(stderr,
                  "error: the simulation became unstable by step %lld: %s; %s. Lower the velocities or raise tau "
@@ -335,7 +351,8 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     run["device_plan"] = planJson(sim.devicePlan());
     run["steps"] = sim.step();
     run["cells"] = sim.cellCount();
-    run["status"] = status == 0 ? "completed" : "unstable";
+    run["status"] = stopSignal != 0 ? "interrupted" : status == 0 ? "completed" : "unstable";
+    if (stopSignal != 0) run["signal"] = interrupt::signalName(stopSignal);
     run["timings"] = {{"wall_seconds", wall}, {"mlups", mlups}};
     if (const Decomposition* d = sim.decomposition()) {
       run["ranks"] = d->size();

@@ -16,7 +16,8 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   if (!options.quiet && mpi::isRoot())
     for (const auto& w : doc.warnings()) std::fprintf(stderr, "%s\n", w.c_str());
   const MdRunResult r = runMd(c, options, doc.toJson());
-  return r.ok ? kExitOk : kExitUnstable;
+  if (!r.ok) return kExitUnstable;
+  return r.stopSignal != 0 ? exitCodeForSignal(r.stopSignal) : kExitOk;
 }
 
 }  // namespace hopsim::md
