@@ -31,6 +31,9 @@ int main(int argc, char** argv) {
   run->add_option("case", caseFile, "Case file (YAML)")->required();
   run->add_option("--set", overrides, "Override a case value: key.path=value (repeatable)")->take_all();
   run->add_option("--output", options.outputDir, "Output directory (replaces output.dir)");
+  run->add_option("--restart", options.restart,
+                  "Continue from a checkpoint: an output folder (its newest checkpoint), a checkpoint_<step> folder "
+                  "or a file in one");
   run->add_flag("--quiet", options.quiet, "Print only errors");
   addDeviceOptions(run);
 

@@ -46,12 +46,6 @@ void installHandlers() {
 
 int requested() { return pending; }
 
-int agreed(const mpi::Comm& comm) {
-  if (comm.size() == 1) return requested();
-  // The largest signal number wins where ranks saw different ones, the same choice on every rank.
-  return static_cast<int>(comm.allreduceMax(static_cast<double>(requested())));
-}
-
 void request(int signal) { pending = signal; }
 void clear() { pending = 0; }
 

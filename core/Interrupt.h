@@ -4,8 +4,6 @@
 
 #include <string>
 
-#include "core/Mpi.h"
-
 namespace hopsim::interrupt {
 
 // Installs the handlers (hopsim run). The first SIGINT, SIGTERM or SIGUSR1 is recorded and returned by requested();
@@ -14,10 +12,6 @@ void installHandlers();
 
 // The signal received first, 0 when none was.
 int requested();
-
-// The signal every rank of comm acts on, 0 when no rank received one: ranks may see a signal at different steps,
-// so the loops ask at the same points (collective; with one rank it only reads the flag).
-int agreed(const mpi::Comm& comm);
 
 // Tests: behave as if `signal` had arrived, or as if none had.
 void request(int signal);

@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -17,10 +19,57 @@ namespace hopsim::io {
 
 CsvSeries::CsvSeries(std::filesystem::path path, std::vector<std::string> columns)
     : final_(std::move(path)), part_(final_.string() + ".part"), columns_(columns.size()) {
-  fd_ = ::open(part_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  open(O_TRUNC);
+  row(columns);
+}
+
+CsvSeries::CsvSeries(std::filesystem::path path, std::vector<std::string> columns, long long lastStep)
+    : final_(std::move(path)), part_(final_.string() + ".part"), columns_(columns.size()) {
+  std::string header;
+  for (std::size_t i = 0; i < columns.size(); ++i) header += (i ? "," : "") + columns[i];
+  const std::filesystem::path earlier = std::filesystem::exists(part_) ? part_ : final_;
+  std::ifstream in(earlier, std::ios::binary);
+  if (!in) {
+    open(O_TRUNC);
+    row(columns);
+    return;
+  }
+  std::stringstream all;
+  all << in.rdbuf();
+  const std::string text = all.str();
+  std::string kept;
+  std::size_t at = 0;
+  for (std::size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1) {
+    const std::string line = text.substr(at, end - at);
+    if (at == 0) {
+      if (line != header)
+        throw std::runtime_error(fmt::format("cannot continue {}: its header '{}' is not '{}'", earlier.string(), line,
+                                             header));
+      kept = line + '\n';
+      continue;
+    }
+    // A row whose step is not a number is no row of this series: the earlier run was cut while writing it.
+    long long step = 0;
+    const auto comma = line.find(',');
+    try {
+      std::size_t used = 0;
+      step = std::stoll(line.substr(0, comma), &used);
+      if (used != std::min(comma, line.size())) continue;
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (step <= lastStep) kept += line + '\n';
+  }
+  if (kept.empty()) kept = header + '\n';
+  // The rows kept go to NAME.part whole before the old one is replaced: a run killed now loses nothing.
+  writeFileAtomic(part_, kept);
+  open(O_APPEND);
+}
+
+void CsvSeries::open(int flags) {
+  fd_ = ::open(part_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
   if (fd_ < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", part_.string(), std::strerror(errno)));
   removeSlot_ = interrupt::registerFileToRemove(part_.string());
-  row(columns);
 }
 
 CsvSeries::~CsvSeries() {

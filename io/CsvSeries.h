@@ -11,6 +11,11 @@ namespace hopsim::io {
 class CsvSeries {
  public:
   CsvSeries(std::filesystem::path path, std::vector<std::string> columns);
+  // Continues the series an earlier run left (a restart from the checkpoint of step `lastStep`): its rows up to
+  // `lastStep` (the first column is the step) are kept, later ones and a cut last row dropped, and rows go on from
+  // there. The earlier series is NAME.part where that run did not finish, else NAME; without either the series
+  // starts afresh. Throws std::runtime_error when the earlier header is not `columns`.
+  CsvSeries(std::filesystem::path path, std::vector<std::string> columns, long long lastStep);
   ~CsvSeries();  // an unfinished series stays as NAME.part, never under the final name
   CsvSeries(const CsvSeries&) = delete;
   CsvSeries& operator=(const CsvSeries&) = delete;
@@ -25,6 +30,7 @@ class CsvSeries {
   const std::filesystem::path& path() const { return final_; }
 
  private:
+  void open(int flags);
   void write(const std::string& text);
   [[noreturn]] void fail(const std::string& what, int error);
 

@@ -12,6 +12,9 @@ namespace hopsim::md {
 
 int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const MdCase c = io::md::parseMdCase(doc);
+  if (!options.restart.empty())
+    throw InputError("--restart: MD runs do not write or read checkpoints yet (LBM runs do); start the MD case "
+                     "afresh");
   // Under mpiexec every rank reads the case; rank 0 speaks for them. More than one rank decomposes the box.
   if (!options.quiet && mpi::isRoot())
     for (const auto& w : doc.warnings()) std::fprintf(stderr, "%s\n", w.c_str());

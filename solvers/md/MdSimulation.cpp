@@ -23,6 +23,7 @@
 #include "core/Interrupt.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/Progress.h"
+#include "solvers/common/RunControl.h"
 #include "solvers/md/DomainMdEngine.h"
 #include "solvers/md/InitialState.h"
 
@@ -200,10 +201,12 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     if (c.output.every > 0 || c.steps == 0) writeFrame(first);
   }
   long long step = first;
+  const RunControl control(ranks.comm, {});
   // Steps per advance call at most: about 0.1 s of work (CPU ~1e6, GPU ~2e8 atom-steps/s), so that a signal ends
   // the run soon; the same on every rank (global atom count), which all meet in the signal check after it.
   const double atomSteps = result.plan.backend == Backend::Cuda ? 2e7 : 1e5;
-  const long long chunk = std::max<long long>(1, static_cast<long long>(atomSteps / static_cast<double>(std::max<std::size_t>(n, 1))));
+  const long long chunk =
+      std::max<long long>(1, static_cast<long long>(atomSteps / static_cast<double>(std::max<std::size_t>(n, 1))));
   while (result.ok && step < last) {
     // Advance to the next step where something is due: thermo, output, or the end.
     long long next = std::min(last, step + chunk);
@@ -221,7 +224,7 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     if (due(step, c.thermoEvery) || step == last) emitThermo(row);
     if (due(step, c.output.every) || step == last) writeFrame(step);
     progress.update(step - first);
-    if (result.stopSignal = interrupt::agreed(ranks.comm); result.stopSignal != 0) break;
+    if (result.stopSignal = control.poll().signal; result.stopSignal != 0) break;
   }
   progress.finish(result.lastStep - first);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -35,6 +36,22 @@ class CpuLbm final : public LbmBackend {
   std::string description() const override {
     return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices", omp_get_max_threads(), L::name,
                        sizeof(T) == 8 ? "double" : "single");
+  }
+
+  // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population
+  // stored minus its lattice weight (equilibriumShifted). The other array is written whole before it is read.
+  std::string populationLayout() const override {
+    return fmt::format("cpu {} {} [q][cell] shifted, box with ghosts", L::name, sizeof(T) == 8 ? "double" : "single");
+  }
+  void savePopulations(std::vector<std::byte>& out) override {
+    out.resize(f_.size() * sizeof(T));
+    std::memcpy(out.data(), f_.data(), out.size());
+  }
+  void loadPopulations(std::span<const std::byte> in) override {
+    if (in.size() != f_.size() * sizeof(T))
+      throw std::invalid_argument(fmt::format("{} bytes of populations for a box that holds {}", in.size(),
+                                              f_.size() * sizeof(T)));
+    std::memcpy(f_.data(), in.data(), in.size());
   }
 
   void advance(long long steps, bool forcesOnLastStep) override {
