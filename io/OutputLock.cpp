@@ -93,6 +93,21 @@ bool createExclusive(const std::filesystem::path& lock, const std::string& conte
   return true;
 }
 
+// Removes what the dead holder left half-written at the top of dir: files and checkpoint folders named
+// `*.tmp-<pid>` (io/AtomicFile.h). Returns how many.
+int removeTemporariesOf(const std::filesystem::path& dir, long pid) {
+  const std::string tail = temporaryPathFor("", pid).string();
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() <= tail.size() || name.compare(name.size() - tail.size(), tail.size(), tail) != 0) continue;
+    std::error_code ignored;
+    if (std::filesystem::remove_all(e.path(), ignored) > 0) ++removed;
+  }
+  return removed;
+}
+
 }  // namespace
 
 std::string LockHolder::describe() const { return fmt::format("host {}, PID {}, started {}", host, pid, started); }
@@ -175,8 +190,10 @@ std::unique_ptr<OutputLock> OutputLock::acquire(const std::filesystem::path& dir
     if (ec) continue;
     const std::optional<LockHolder> moved = read(aside);
     if (moved && sameHolder(*moved, *holder)) {
-      notice = fmt::format("taking over the stale lock of {} in {} (that process no longer exists)",
-                           holder->describe(), dir.string());
+      const int removed = removeTemporariesOf(dir, holder->pid);
+      notice = fmt::format("taking over the stale lock of {} in {} (that process no longer exists{})",
+                           holder->describe(), dir.string(),
+                           removed > 0 ? fmt::format("; removed {} unfinished file(s) of it", removed) : "");
     } else {
       [[maybe_unused]] const int restored = ::link(aside.c_str(), lock.c_str());
     }

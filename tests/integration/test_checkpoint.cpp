@@ -167,7 +167,11 @@ TEST_CASE("SIGUSR1 writes a checkpoint and exits 75, and the run continues from 
   const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
   REQUIRE(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) == 0);
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < until && text(stopped / "observables.csv.part").size() < 2000)
+  const auto rows = [&] {
+    const std::string csv = text(stopped / "observables.csv.part");
+    return std::count(csv.begin(), csv.end(), '\n');
+  };
+  while (std::chrono::steady_clock::now() < until && rows() < 6)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ::kill(pid, SIGUSR1);
   int status = 0;
@@ -242,4 +246,22 @@ TEST_CASE("a checkpoint that does not fit the case is refused with exit 2 and ch
   r = runHopsim(cylinder(out, 400, " --set output.checkpoint.evry=5"));
   CHECK(r.code == 2);
   CHECK(r.output.find("evry") != std::string::npos);
+}
+
+TEST_CASE("output.checkpoint.wall_minutes writes checkpoints by wall time, the last two kept",
+          "[integration][checkpoint]") {
+  ScratchDir dir("checkpoint_wall");
+  const fs::path out = dir.path() / "out";
+  // 0.0002 minutes: a checkpoint at nearly every chunk of steps (chunks end at the observables steps, every 500).
+  const Result r = runHopsim("run " + source("inputs/lbm/poiseuille2d.yaml") +
+                             " --set run.steps=6000 --set output.checkpoint.wall_minutes=0.0002 --output " +
+                             out.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const auto steps = checkpointSteps(out);
+  REQUIRE(!steps.empty());
+  CHECK(steps.size() <= 2);
+  for (long long s : steps) CHECK(s % 500 == 0);
+  const nlohmann::json run = nlohmann::json::parse(text(out / "run.json"));
+  CHECK(run["last_checkpoint"] == hopsim::io::checkpointFolder(out, steps.back()).string());
 }

@@ -6,14 +6,17 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 
 #include "CatchCompat.h"
+#include "core/ExitCode.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
 #include "io/CaseReader.h"
 #include "io/Checkpoint.h"
+#include "io/OutputLock.h"
 #include "solvers/lbm/LbmRun.h"
 
 namespace fs = std::filesystem;
@@ -78,4 +81,33 @@ TEST_CASE("a decomposed LBM run continued from its checkpoint equals the uninter
   }
   mpi::barrier();
   if (mpi::isRoot()) fs::remove_all(dir);
+}
+
+TEST_CASE("an output directory in use refuses a decomposed run on every rank, in rank 0's words", "[mpi][lock]") {
+  const fs::path dir = sharedScratch("lock");
+  if (mpi::isRoot()) {
+    fs::create_directories(dir);
+    // PID 1 of this host: a live holder.
+    std::ofstream(dir / hopsim::io::OutputLock::kFileName)
+        << fmt::format(R"({{"host": "{}", "pid": 1, "started": "2026-12-01T00:00:00Z", "process_start": -1}})",
+                       hopsim::io::OutputLock::thisProcess().host);
+  }
+  mpi::barrier();
+  std::string message;
+  try {
+    run("solver: lbm\nlattice: D2Q9\ndomain: {cells: [16, 12], periodic: [x, y]}\nfluid: {viscosity: 0.05}\n"
+        "device: {backend: cpu}\n",
+        10, dir);
+  } catch (const hopsim::InputError& e) {
+    message = e.what();
+  }
+  CHECK(message.find("is in use by another hopsim run") != std::string::npos);
+  CHECK(message.find("PID 1, started 2026-12-01T00:00:00Z") != std::string::npos);
+  CHECK(mpi::Comm::world().broadcast(message) == message);
+  mpi::barrier();
+  if (mpi::isRoot()) {
+    // The refused run wrote nothing beside the lock.
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+    fs::remove_all(dir);
+  }
 }

@@ -92,6 +92,12 @@ TEST_CASE("a stale output lock is reported and taken over", "[unit][lock]") {
   old.started = "2026-01-02T03:04:05Z";
   writeLock(file, old);
   REQUIRE_FALSE(OutputLock::alive(old));
+  // What the dead run left half-written goes with its lock; another process's temporaries stay.
+  const std::string deadTail = ".tmp-" + std::to_string(old.pid);
+  std::ofstream(dir.path() / ("fields_000000100.h5" + deadTail)) << "cut";
+  std::filesystem::create_directories(dir.path() / ("checkpoint_000000000100" + deadTail));
+  const auto otherTemporary = dir.path() / ("run.json.tmp-" + std::to_string(old.pid + 1));
+  std::ofstream(otherTemporary) << "{}";
 
   std::string notice;
   {
@@ -99,12 +105,14 @@ TEST_CASE("a stale output lock is reported and taken over", "[unit][lock]") {
     CHECK(notice.find("stale lock") != std::string::npos);
     CHECK(notice.find("PID " + std::to_string(old.pid)) != std::string::npos);
     CHECK(notice.find("2026-01-02T03:04:05Z") != std::string::npos);
+    CHECK(notice.find("removed 2 unfinished file(s)") != std::string::npos);
     REQUIRE(OutputLock::read(file));
     CHECK(OutputLock::read(file)->pid == static_cast<long>(::getpid()));
     CHECK(OutputLock::read(file)->started != old.started);
   }
   CHECK_FALSE(std::filesystem::exists(file));
-  // Nothing of the takeover is left beside the lock.
+  // Nothing of the takeover or of the dead run is left beside the lock.
+  std::filesystem::remove(otherTemporary);
   CHECK(std::filesystem::is_empty(dir.path()));
 }
 
