@@ -124,8 +124,7 @@ class FieldOutput {
 
 // What a checkpoint says of the run that wrote it, and what a restart checks: the shape of the state (solver,
 // lattice, precision, grid, process grid, geometry) and how the backend laid out its populations.
-nlohmann::json stateDescription(const io::CaseDocument& doc, const LbmCase& c, const LbmSimulation& sim,
-                                LbmSimulation& simMut) {
+nlohmann::json stateDescription(const io::CaseDocument& doc, const LbmCase& c, LbmSimulation& sim) {
   const nlohmann::json caseJson = doc.toJson();
   nlohmann::json geometry = nlohmann::json::object();
   for (const char* key : {"domain", "boundaries", "obstacles"})
@@ -137,7 +136,7 @@ nlohmann::json stateDescription(const io::CaseDocument& doc, const LbmCase& c, c
   d["cells"] = c.cells;
   d["process_grid"] = sim.decomposition() ? nlohmann::json(sim.decomposition()->dims()) : nlohmann::json({1, 1, 1});
   d["geometry"] = geometry.dump();
-  d["population_layout"] = simMut.backend().populationLayout();
+  d["population_layout"] = sim.backend().populationLayout();
   d["hopsim_version"] = HOPSIM_VERSION;
   return d;
 }
@@ -266,7 +265,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     ScopedPhase t(timers, kOther);
     const std::filesystem::path folder = io::findCheckpoint(options.restart);
     const io::CheckpointPart part = io::readCheckpoint(folder, sim.comm());
-    checkCompatible(part.description, stateDescription(doc, c, sim, sim), folder);
+    checkCompatible(part.description, stateDescription(doc, c, sim), folder);
     try {
       sim.restoreState(part.description.at("step").get<long long>(), part.block("populations"));
     } catch (const std::invalid_argument& e) {
@@ -359,7 +358,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     if (!writes || lastCheckpoint == sim.step()) return;
     ScopedPhase t(timers, kOutput);
     io::CheckpointPart part;
-    part.description = stateDescription(doc, c, sim, sim);
+    part.description = stateDescription(doc, c, sim);
     part.description["step"] = sim.step();
     part.description["time"] = static_cast<double>(sim.step());
     part.description["case"] = doc.toJson();
