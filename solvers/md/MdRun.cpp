@@ -20,7 +20,10 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     for (const auto& w : doc.warnings()) std::fprintf(stderr, "%s\n", w.c_str());
   const MdRunResult r = runMd(c, options, doc.toJson());
   if (!r.ok) return kExitUnstable;
-  return r.stopSignal != 0 ? exitCodeForSignal(r.stopSignal) : kExitOk;
+  if (r.stopSignal == 0) return kExitOk;
+  // MD writes no checkpoint yet: SIGUSR1 ends it as SIGTERM does, not with kExitCheckpointed, on which a batch script
+  // would requeue a run that can only start over.
+  return r.stopSignal == SIGUSR1 ? kExitTerminated : exitCodeForSignal(r.stopSignal);
 }
 
 }  // namespace hopsim::md

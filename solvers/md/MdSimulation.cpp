@@ -288,8 +288,9 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
   }
   if (!result.ok && root) std::fprintf(stderr, "hopsim md: stopped: %s\n", result.failure.c_str());
   if (result.stopSignal != 0 && root)
-    std::fprintf(stderr, "hopsim md: %s received, stopped at step %lld of %lld; %s\n",
+    std::fprintf(stderr, "hopsim md: %s received, stopped at step %lld of %lld%s; %s\n",
                  interrupt::signalName(result.stopSignal).c_str(), result.lastStep, last,
+                 result.stopSignal == SIGUSR1 ? " (MD runs write no checkpoint yet: exit code 143)" : "",
                  options.writeOutput ? fmt::format("the series and run.json are in {}", dir).c_str()
                                      : "nothing was written");
   return result;
