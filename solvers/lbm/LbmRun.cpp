@@ -259,6 +259,15 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const bool talk = !options.quiet && root;
   if (talk) printParameters(c, sim, sim, doc.warnings(), outDir, writes);
 
+  // Taken first, so that no other run changes the directory (its checkpoints included) while this one reads it.
+  // Declared before the writers so that it is released after they have finished.
+  std::unique_ptr<io::OutputLock> lock;
+  if (writes) {
+    ScopedPhase t(timers, kOutput);
+    if (root) io::ensureDirectory(outDir);
+    lock = io::lockOutputDirectory(outDir, sim.comm(), options.quiet);
+  }
+
   // --restart: the state goes back before any output is opened, so that a refused checkpoint changes no file.
   const bool restarted = !options.restart.empty();
   if (restarted) {
@@ -275,14 +284,10 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   }
   const long long firstStep = sim.step();
 
-  // Declared before the writers so that it is released after they have finished.
-  std::unique_ptr<io::OutputLock> lock;
   std::optional<FieldOutput> fields;
   std::optional<io::CsvSeries> observables, forces;
   if (writes) {
     ScopedPhase t(timers, kOutput);
-    if (root) io::ensureDirectory(outDir);
-    lock = io::lockOutputDirectory(outDir, sim.comm(), options.quiet);
     fields.emplace(c, outDir, sim);
     if (restarted) fields->listEarlier(firstStep);
   }
