@@ -30,6 +30,9 @@ class CpuLbm final : public LbmBackend {
       for (int a = 0; a < 3; ++a) u[a] = static_cast<T>(s.velocity[3 * c + a]) + T(0.5) * p_.collision.force[a] / rho;
       for (int i = 0; i < L::Q; ++i) f_[i * n + c] = equilibriumShifted<L>(i, rho - T(1), rho, u);
     }
+    // Both arrays alike: the slots no step writes (solid cells, populations no halo brings) then hold the same values
+    // whichever array is current, so the current array alone is the whole state (savePopulations).
+    g_ = f_;
   }
 
   std::string name() const override { return "cpu"; }
@@ -39,7 +42,8 @@ class CpuLbm final : public LbmBackend {
   }
 
   // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population
-  // stored minus its lattice weight (equilibriumShifted). The other array is written whole before it is read.
+  // stored minus its lattice weight (equilibriumShifted). What the other array holds is either written before it is
+  // read or the same in both (the constructor).
   std::string populationLayout() const override {
     return fmt::format("cpu {} {} [q][cell] shifted, box with ghosts", L::name, sizeof(T) == 8 ? "double" : "single");
   }

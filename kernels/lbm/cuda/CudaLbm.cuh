@@ -167,6 +167,8 @@ class CudaLbm final : public LbmBackend {
 
   // An 8-byte little-endian parity (launches done mod 2), then the raw storage of the current array: f_[parity_]
   // with two lattices, f_[0] in place (whose AA state the parity is), [q][cell] over the box with its ghost layers.
+  // Loaded into the array of the same index, so that the slots no step writes (solid cells) hold in both arrays what
+  // the constructor put there, as in the backend that saved it: the continuation is bitwise.
   std::string populationLayout() const override {
     return std::string("cuda ") + L::name + " " + storageName() + (inPlace_ ? " in-place" : " two-lattice") +
            " [q][cell] after a parity, box with ghosts";
