@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
 
@@ -29,12 +30,32 @@ class CpuLbm final : public LbmBackend {
       for (int a = 0; a < 3; ++a) u[a] = static_cast<T>(s.velocity[3 * c + a]) + T(0.5) * p_.collision.force[a] / rho;
       for (int i = 0; i < L::Q; ++i) f_[i * n + c] = equilibriumShifted<L>(i, rho - T(1), rho, u);
     }
+    // Both arrays alike: the slots no step writes (solid cells, populations no halo brings) then hold the same values
+    // whichever array is current, so the current array alone is the whole state (savePopulations).
+    g_ = f_;
   }
 
   std::string name() const override { return "cpu"; }
   std::string description() const override {
     return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices", omp_get_max_threads(), L::name,
                        sizeof(T) == 8 ? "double" : "single");
+  }
+
+  // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population
+  // stored minus its lattice weight (equilibriumShifted). What the other array holds is either written before it is
+  // read or the same in both (the constructor).
+  std::string populationLayout() const override {
+    return fmt::format("cpu {} {} [q][cell] shifted, box with ghosts", L::name, sizeof(T) == 8 ? "double" : "single");
+  }
+  void savePopulations(std::vector<std::byte>& out) override {
+    out.resize(f_.size() * sizeof(T));
+    std::memcpy(out.data(), f_.data(), out.size());
+  }
+  void loadPopulations(std::span<const std::byte> in) override {
+    if (in.size() != f_.size() * sizeof(T))
+      throw std::invalid_argument(fmt::format("{} bytes of populations for a box that holds {}", in.size(),
+                                              f_.size() * sizeof(T)));
+    std::memcpy(f_.data(), in.data(), in.size());
   }
 
   void advance(long long steps, bool forcesOnLastStep) override {
