@@ -424,6 +424,11 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     ScopedPhase t(timers, kOutput);
     fields->finish();
   }
+  if (writes && root) {
+    ScopedPhase t(timers, kOutput);
+    if (observables) observables->finish();
+    if (forces) forces->finish();
+  }
 
   if (stopSignal != 0 && root)
     std::fprintf(stderr, "hopsim: %s received, stopped at step %lld of %lld; %s\n",
@@ -449,10 +454,8 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   timers.add(kOther, std::max(0.0, wall - timers.total()));
   const double haloSeconds = sim.decomposed() ? sim.comm().allreduceMax(sim.haloSeconds()) : 0.0;
 
+  // run.json is written after the wall clock stops: the phases it records add up to the wall time it records.
   if (writes && root) {
-    ScopedPhase t(timers, kOutput);
-    if (observables) observables->finish();
-    if (forces) forces->finish();
     nlohmann::json run;
     run["case"] = doc.toJson();
     run["case_file"] = c.sourceFile;
