@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DHOPSIM_BUILD_TESTS=ON   # a quickstart build in build/ may have turned them off
-(cd build && ctest --output-on-failure --timeout 1500)
+# Two entries at a time: most are one process with one or two threads, and CI has 2 cores.
+(cd build && ctest --output-on-failure --timeout 1500 -j2)
 # The main build keeps per-rank HDF5 files (VTK links the serial HDF5); this one tests the collective file.
 scripts/test-parallel-hdf5.sh build-phdf5
