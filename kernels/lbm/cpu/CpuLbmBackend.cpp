@@ -22,13 +22,14 @@ struct BulkRun {
 };
 
 // Updates the bulk cells [begin, end) of one row: population i of cell x comes from in[upstream[i] + x], goes to
-// out[i * n + row + x]. The same pull and the same collideWith() as gather() + collide() on such a cell, so the
+// out[i * stride + row + x]. The same pull and the same collideWith() as gather() + collide() on such a cell, so the
 // results agree bitwise. `GCC ivdep` because the compiler cannot prove that 2 Q streams do not overlap (they do
 // not: two arrays); `omp simd` would keep f[] in memory as a per-lane array, and GCC 12 then gives up on the loop
 // (the loads in moments() are "not suitable for gather load"). Trt and Forced are template parameters so that the
 // vectorised body has no branch. The local copies let the compiler keep the parameters in registers.
 template <class L, class T, bool Trt, bool Forced>
-void updateBulkRun(const T* __restrict in, T* __restrict out, const long long* upstream, long long n, long long row,
+void updateBulkRun(const T* __restrict in, T* __restrict out, const long long* upstream, long long stride,
+                   long long row,
                    int begin, int end, const CollisionParams<T>& params) {
   CollisionParams<T> local = params;
   local.trt = Trt ? 1 : 0;
@@ -42,7 +43,7 @@ HOPSIM_UNROLL
     T rho, u[3];
     collideWith<L, Forced>(f, local, rho, u);
 HOPSIM_UNROLL
-    for (int i = 0; i < L::Q; ++i) out[i * n + row + x] = f[i];
+    for (int i = 0; i < L::Q; ++i) out[i * stride + row + x] = f[i];
   }
 }
 
@@ -51,14 +52,14 @@ class CpuLbm final : public LbmBackend {
  public:
   CpuLbm(const LbmSetup& s, CpuCellUpdate update)
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles),
-        f_(std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(L::Q) * s.domain.cells)),
-        g_(std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(L::Q) * s.domain.cells)),
-        forces_(s.obstacles), haloAll_(s.haloAllPopulations), bulkRuns_(ownedRows()) {
+        stride_(populationStride(s.domain.cells)),
+        storage_(std::make_unique_for_overwrite<T[]>(2 * L::Q * stride_ + kLatticeShift)),
+        f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles), haloAll_(s.haloAllPopulations), bulkRuns_(ownedRows()) {
     // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly. The
     // arrays are first written here, row by row by the threads and schedule of step(), so that on a NUMA machine
     // each row's pages sit on the node of the thread that updates it.
     const auto initialise = [&](int y, int z) {
-      const long long n = p_.cells;
+      const long long n = stride_;
       for (int x = 0; x < p_.n[0]; ++x) {
         const long long c = p_.index(x, y, z);
         const T rho = static_cast<T>(s.density[c]);
@@ -100,7 +101,7 @@ class CpuLbm final : public LbmBackend {
   }
 
   void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
-    const long long n = p_.cells;
+    const long long n = stride_;
     const int ox = p_.ownLo(0), oy = p_.ownLo(1), oz = p_.ownLo(2);
     const int mx = p_.ownHi(0) - ox, my = p_.ownHi(1) - oy, mz = p_.ownHi(2) - oz;
     const long long owned = static_cast<long long>(mx) * my * mz;
@@ -122,14 +123,14 @@ class CpuLbm final : public LbmBackend {
   }
 
   Observables observables() override {
-    const long long n = p_.cells;
+    const long long n = p_.cells, stride = stride_;
     double dmass = 0, ke = 0, vmax = 0;
     long long fluid = 0;
 #pragma omp parallel for schedule(static) reduction(+ : dmass, ke, fluid) reduction(max : vmax)
     for (long long c = 0; c < n; ++c) {
       if (flags_[c] != kFluid || !ownsIndex(c)) continue;
       T f[L::Q], r, v[3];
-      for (int i = 0; i < L::Q; ++i) f[i] = f_[i * n + c];
+      for (int i = 0; i < L::Q; ++i) f[i] = f_[i * stride + c];
       postCollisionMoments<L>(f, p_.collision.force, r, v);
       // Summing rho - 1 keeps the mass balance accurate to round-off of the deviations, not of 1.
       T drho = 0;
@@ -178,7 +179,7 @@ class CpuLbm final : public LbmBackend {
   // the current population array.
   template <class Move>
   void copyPlane(const HaloPlane& plane, const int* pops, int count, const Move& move) const {
-    const long long cells = plane.cells(), n = p_.cells;
+    const long long cells = plane.cells(), n = stride_;
 #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < count; ++k)
       for (long long j = 0; j < cells; ++j)
@@ -242,9 +243,9 @@ class CpuLbm final : public LbmBackend {
 
   template <bool Forces>
   void step() {
-    const long long n = p_.cells;
-    const T* in = f_.get();
-    T* out = g_.get();
+    const long long n = stride_;
+    const T* in = f_;
+    T* out = g_;
     const std::uint8_t* flags = flags_.data();
     const auto load = [in, n](int i, long long c) { return in[i * n + c]; };
     const int x0 = p_.ownLo(0), x1 = p_.ownHi(0), y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
@@ -303,7 +304,20 @@ class CpuLbm final : public LbmBackend {
   DomainParams<T> p_;
   std::vector<std::uint8_t> flags_;
   int obstacles_;
-  std::unique_ptr<T[]> f_, g_;  // [population][cell]; not value-initialised, so that the threads touch them first
+  // Elements from one population's array to the next: the cells rounded up to a cache line, plus one line. A box
+  // of 2^k cells would otherwise start every population array, and the upstream rows of one array, on the same
+  // cache sets: the Q read and Q write streams of a row evict each other, and loads wait on stores 4 KiB apart.
+  static long long populationStride(long long cells) {
+    constexpr long long line = 64 / sizeof(T);
+    return (cells + line - 1) / line * line + line;
+  }
+  // Half a page between the two lattices, so that population i's read and write streams are not 4 KiB apart either.
+  static constexpr long long kLatticeShift = 2048 / sizeof(T);
+
+  long long stride_;
+  std::unique_ptr<T[]> storage_;  // both lattices; not value-initialised, so that the threads touch them first
+  T* f_;  // [population][stride]: the current populations
+  T* g_;  // the next step's
   std::vector<std::array<double, 3>> forces_;
   bool haloAll_;
   std::vector<std::vector<BulkRun>> bulkRuns_;  // per owned row, z slowest; empty rows with CpuCellUpdate::PerCell

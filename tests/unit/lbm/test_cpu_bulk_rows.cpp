@@ -48,10 +48,11 @@ void checkIdentical(LbmBackend& ref, LbmBackend& test) {
   CHECK(std::isfinite(maxSpeed));
   CHECK(maxSpeed > 1e-4);  // a flow, not a fluid at rest
   CHECK(differ == 0);
-  // The reductions run in the same order on the same thread count.
+  // OpenMP combines the threads' partial sums in no fixed order: bitwise on one thread, else to double round-off.
   const Observables a = ref.observables(), b = test.observables();
-  CHECK(sameBits(a.mass, b.mass));
-  CHECK(sameBits(a.kineticEnergy, b.kineticEnergy));
+  const double tolerance = omp_get_max_threads() == 1 ? 0.0 : 1e-12;
+  CHECK(relative(b.mass, a.mass) <= tolerance);
+  CHECK(relative(b.kineticEnergy, a.kineticEnergy) <= tolerance);
   CHECK(sameBits(a.maxSpeed, b.maxSpeed));
   const auto fa = ref.obstacleForces(), fb = test.obstacleForces();
   REQUIRE(fa.size() == fb.size());
