@@ -54,7 +54,8 @@ class CpuLbm final : public LbmBackend {
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles),
         stride_(populationStride(s.domain.cells)),
         storage_(std::make_unique_for_overwrite<T[]>(2 * L::Q * stride_ + kLatticeShift)),
-        f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles), haloAll_(s.haloAllPopulations), bulkRuns_(ownedRows()) {
+        f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles),
+        haloAll_(s.haloAllPopulations), bulkRuns_(ownedRows()) {
     // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly. The
     // arrays are first written here, row by row by the threads and schedule of step(), so that on a NUMA machine
     // each row's pages sit on the node of the thread that updates it.
@@ -90,7 +91,8 @@ class CpuLbm final : public LbmBackend {
   std::string name() const override { return "cpu"; }
   std::string description() const override {
     return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}", omp_get_max_threads(), L::name,
-                       sizeof(T) == 8 ? "double" : "single", bulkCells() ? "bulk cells in vectorised rows" : "per cell");
+                       sizeof(T) == 8 ? "double" : "single",
+                       bulkCells() ? "bulk cells in vectorised rows" : "per cell");
   }
 
   void advance(long long steps, bool forcesOnLastStep) override {
