@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/Commands.h"
+#include "core/Interrupt.h"
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
 #include "solvers/common/BenchCompare.h"
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
   run->add_option("case", caseFile, "Case file (YAML)")->required();
   run->add_option("--set", overrides, "Override a case value: key.path=value (repeatable)")->take_all();
   run->add_option("--output", options.outputDir, "Output directory (replaces output.dir)");
+  run->add_option("--restart", options.restart,
+                  "Continue from a checkpoint: an output folder (its newest checkpoint), a checkpoint_<step> folder "
+                  "or a file in one");
   run->add_flag("--quiet", options.quiet, "Print only errors");
   addDeviceOptions(run);
 
@@ -101,7 +105,12 @@ int main(int argc, char** argv) {
   try {
     if (!backend.empty()) options.backend = hopsim::backendFrom(backend);
     if (!kernels.empty()) options.kernels = hopsim::kernelVariantFrom(kernels);
-    if (run->parsed()) return hopsim::app::runCommand(caseFile, overrides, options);
+    if (run->parsed()) {
+      // A run stops cleanly on SIGINT, SIGTERM and SIGUSR1 (README, "Long runs"); validate and bench keep the
+      // default action, ending at once.
+      hopsim::interrupt::installHandlers();
+      return hopsim::app::runCommand(caseFile, overrides, options);
+    }
     if (validate->parsed()) return hopsim::app::validateCommand(names, options, all, list);
     if (benchCmd->parsed()) return hopsim::app::benchCommand(bench, options);
     if (compareCmd->parsed()) return hopsim::app::compareCommand(compare);

@@ -252,6 +252,28 @@ wallsfinal)
   run wallsfinal_periodic_half_trt 30 $B bench/lbm_d3q19_256_half.yaml --set collision.model=trt --kernels portable \
     --repeats 5 --json "$R/wallsfinal_periodic_half_trt.json"
   run wallsfinal_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[sanitize]" ;;
+runtimes)
+  # The run summary (issue 22) on the bounded case with output, as a user runs it (fields every 100 steps,
+  # observables every 10; its `hopsim bench` figure is in docs/performance.md), then a CUDA checkpoint round trip
+  # through the binary: 200 steps straight against 100 + checkpoint + restart to 200, fields compared bitwise.
+  OUTC="--set output.every=100 --set output.fields=[density,velocity] --set output.formats=[hdf5] --set output.observables.every=10"
+  run runtimes_cavity256 120 build/hopsim run bench/lbm_cavity3d_256_single.yaml --set run.steps=1000 $OUTC \
+    --output /tmp/rt_cavity
+  cp /tmp/rt_cavity/run.json "$R/runtimes_cavity256_run.json" 2>/dev/null
+  CK="inputs/lbm/cavity3d.yaml --set device.backend=cuda --set output.every=100 --set output.observables.every=10"
+  run ckpt_straight 60 build/hopsim run $CK --set run.steps=200 --output /tmp/ck_a
+  run ckpt_first 60 build/hopsim run $CK --set run.steps=100 --set output.checkpoint.every=100 --output /tmp/ck_b
+  run ckpt_restart 60 build/hopsim run $CK --set run.steps=200 --restart /tmp/ck_b --output /tmp/ck_b
+  run ckpt_compare 30 python3 -c "
+import h5py, glob, numpy as np, sys
+a = sorted(glob.glob('/tmp/ck_a/*200*.h5')); b = sorted(glob.glob('/tmp/ck_b/*200*.h5'))
+print(a, b); assert a and b
+fa, fb = h5py.File(a[0]), h5py.File(b[0]); bad = 0
+def walk(name, obj):
+    global bad
+    if isinstance(obj, h5py.Dataset):
+        x, y = obj[()], fb[name][()]; same = np.array_equal(x, y); bad += not same; print(name, x.shape, 'bitwise' if same else 'DIFFERENT')
+fa.visititems(walk); sys.exit(1 if bad else 0)" ;;
 mdmpi)
   # Decomposed MD on the CUDA backend: thermo against the one-rank CUDA engine on 1, 2 and 4 ranks sharing GPU 0
   # (and the MD MPI cases as a whole on 4), then the LJ benchmark on 1 and 2 ranks (2 GPUs where the machine has them).

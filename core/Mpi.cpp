@@ -208,6 +208,19 @@ void Comm::barrier() const {
 #endif
 }
 
+std::string Comm::broadcast(const std::string& text, [[maybe_unused]] int root) const {
+  std::string out = text;
+#if HOPSIM_WITH_MPI
+  if (active()) {
+    long long length = static_cast<long long>(out.size());
+    check(MPI_Bcast(&length, 1, MPI_LONG_LONG, root, native(handle_)), "MPI_Bcast");
+    out.resize(static_cast<std::size_t>(length));
+    check(MPI_Bcast(out.data(), static_cast<int>(length), MPI_CHAR, root, native(handle_)), "MPI_Bcast");
+  }
+#endif
+  return out;
+}
+
 void Comm::sendrecv(const std::vector<double>& send, int dest, std::vector<double>& recv, int source,
                     [[maybe_unused]] int tag) const {
 #if HOPSIM_WITH_MPI

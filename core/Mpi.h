@@ -45,6 +45,8 @@ class Comm {
   void allreduceSum(std::vector<double>& v) const;
   void allreduceMax(std::vector<double>& v) const;
   void barrier() const;
+  // root's `text` on every rank (what rank 0 decided, with the words to report it).
+  std::string broadcast(const std::string& text, int root = 0) const;
 
   // Sends `send` to `dest` while receiving from `source` a message of any length into `recv` (resized). Either
   // partner may be kNoRank; both may be this rank (a periodic axis with one rank copies through MPI or memory).

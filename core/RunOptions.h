@@ -10,6 +10,7 @@ namespace hopsim {
 
 struct RunOptions {
   std::string outputDir;                  // replaces output.dir when not empty
+  std::string restart;                    // --restart: continue from this checkpoint (or the newest in a folder)
   std::optional<Backend> backend;         // --backend
   std::optional<KernelVariant> kernels;   // --kernels
   bool quiet = false;                     // no parameter table, progress or summary (validate, tests)

@@ -75,6 +75,10 @@ class FieldSeriesSink {
   // a temporary name, each step), so the writers here have nothing left to do; a run calls it all the same, on
   // every rank, so that a writer which holds something back has its place to finish.
   virtual void finish() {}
+  // Lists a step that an earlier run of this series wrote (a restarted run continuing it), without writing a file;
+  // the series file lists it from the next write on. Every rank calls it, with the step's field names and
+  // components (their data are not read).
+  virtual void listEarlier(long long step, double time, const std::vector<FieldView>& fields) = 0;
 };
 
 // The bookkeeping of a series that every writer repeats: its files, named after one base name in one folder, and the
@@ -97,6 +101,8 @@ class SeriesIndex {
   std::filesystem::path stepPath(long long step, const std::string& extension) const;
   std::filesystem::path piecePath(long long step, int piece, const std::string& extension) const;
   const std::vector<Entry>& entries() const { return entries_; }
+  // Lists the step without rewriting the series file (FieldSeriesSink::listEarlier).
+  void adopt(long long step, double time, const std::vector<FieldView>& fields) { add(step, time, fields); }
 
   // Lists the step (only the fields' names and components are kept; a negative step throws) and rewrites the series
   // file atomically as seriesText(), which reads entries() with the step in place.

@@ -25,6 +25,9 @@ class FieldSeriesWriter : public FieldSeriesSink {
   // The second half of write(): rewrites dir/<base>.xmf with the step (re)listed; its file must be in place (a
   // collective writer writes it). The fields' data are not read, only their names and components.
   void commitStep(long long step, double time, const std::vector<FieldView>& fields);
+  void listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
+    series_.adopt(step, time, fields);
+  }
 
   // dir/<base>.xmf, dir/<base>_<step>.h5
   std::filesystem::path seriesPath() const { return series_.seriesPath(); }
@@ -53,6 +56,9 @@ class PartitionedFieldSeriesWriter : public PartitionedSeriesSink {
   void writePiece(long long step, double time, int piece, const std::vector<FieldView>& fields) const override;
   // Rewrites dir/<base>.xmf atomically, the step (re)listed as the spatial collection of every block's file.
   void commitStep(long long step, double time, const std::vector<FieldView>& fields) override;
+  void listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
+    series_.adopt(step, time, fields);
+  }
 
   // dir/<base>.xmf, dir/<base>_<step>/r<piece>.h5
   std::filesystem::path seriesPath() const { return series_.seriesPath(); }
@@ -85,6 +91,9 @@ class CollectiveFieldSeriesWriter : public FieldSeriesSink {
   // are caught before the file is opened or come from collective HDF5 calls, which fail on every rank alike; a rank
   // failing alone inside one, as with any MPI-IO, would leave the others waiting.)
   void write(long long step, double time, const std::vector<FieldView>& fields) override;
+  void listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
+    series_.listEarlier(step, time, fields);
+  }
 
   std::filesystem::path seriesPath() const { return series_.seriesPath(); }
   std::filesystem::path stepPath(long long step) const { return series_.stepPath(step); }

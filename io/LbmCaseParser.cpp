@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "core/lbm/Relaxation.h"
+#include "io/Checkpoint.h"
 #include "io/DeviceSpecParser.h"
 #include "io/FieldOutput.h"
 
@@ -460,7 +461,7 @@ void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::str
   c.output.dir = defaultOutputDir(fileName);
   const auto out = root.find("output");
   if (!out) return;
-  out->checkKeys({"dir", "every", "fields", "formats", "hdf5", "observables", "forces"});
+  out->checkKeys({"dir", "every", "fields", "formats", "hdf5", "observables", "forces", "checkpoint"});
   if (const auto dir = out->find("dir")) {
     c.output.dir = dir->string();
     if (c.output.dir.empty()) dir->fail("output.dir is empty; give a directory path");
@@ -505,6 +506,7 @@ void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::str
     c.output.observablesEvery = boundedInt(obs->at("every"), 0, " (0 writes only the first and last step)");
   }
   if (const auto forces = out->find("forces")) readForces(*forces, c, s);
+  if (const auto checkpoint = out->find("checkpoint")) c.output.checkpoint = parseCheckpointSpec(*checkpoint);
 }
 
 }  // namespace

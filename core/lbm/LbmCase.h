@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/CheckpointSpec.h"
 #include "core/lbm/LbmTypes.h"
 #include "core/DeviceSpec.h"
 
@@ -63,6 +64,7 @@ struct OutputSpec {
   Hdf5Layout hdf5 = Hdf5Layout::Auto;
   int observablesEvery = 100;     // observables.csv interval (0: only first and last step)
   ForcesOutput forces;
+  CheckpointSpec checkpoint;      // output.checkpoint (README, "Long runs")
 };
 
 struct LbmCase {

@@ -78,6 +78,15 @@ class LbmBackend {
   // Waits until the work queued by advance() and unpackHalo() is done (GPU backends; the CPU's is done on return).
   virtual void finish() {}
 
+  // The raw population state, for checkpoints. savePopulations gives every population of the backend's box (owned
+  // and ghost cells) in a layout of the backend's own, which populationLayout() names (backend, lattice, storage,
+  // arrangement); loadPopulations takes back exactly what savePopulations gave, from a backend of the same layout
+  // and box, and continues from it bitwise. It throws std::invalid_argument when the size is not that of this box.
+  // The defaults are for backends that cannot (test doubles): they refuse.
+  virtual std::string populationLayout() const { return name() + " (no checkpoints)"; }
+  virtual void savePopulations(std::vector<std::byte>& /*out*/) { throw noCheckpoint(); }
+  virtual void loadPopulations(std::span<const std::byte> /*in*/) { throw noCheckpoint(); }
+
   // One step of a decomposed run, the owned cells next to the ghost layers first, so that a halo exchange called
   // right after it can overlap the update of the rest (GPU backends run the two parts on two streams). The default
   // is a plain step.
@@ -107,6 +116,9 @@ class LbmBackend {
   virtual void unpackHaloSlot(int /*face*/, int /*slot*/) { throw noHalo(); }
 
  private:
+  std::runtime_error noCheckpoint() const {
+    return std::runtime_error(name() + " backend cannot save or load its populations");
+  }
   std::runtime_error noHalo() const { return std::runtime_error(name() + " backend cannot run a decomposed domain"); }
 };
 

@@ -14,13 +14,17 @@
 #include <string>
 
 #include "core/ExitCode.h"
+#include "core/Interrupt.h"
 #include "io/AtomicFile.h"
+#include "io/Checkpoint.h"
 #include "io/CsvSeries.h"
 #include "io/FieldOutput.h"
 #include "io/LbmCaseParser.h"
+#include "io/OutputLock.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/RunInfo.h"
 #include "solvers/common/PhaseTimers.h"
+#include "solvers/common/RunControl.h"
 #include "solvers/common/Progress.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
 #include "solvers/lbm/LbmSimulation.h"
@@ -88,6 +92,17 @@ class FieldOutput {
     for (const auto& w : writers_) w->write(sim.step(), time, views);
   }
 
+  // Lists the output steps an earlier run wrote up to `lastStep` (0 and the multiples of output.every) in the
+  // series files, which a restarted run continues. Every rank calls it.
+  void listEarlier(long long lastStep) {
+    const std::vector<double> none;
+    const auto views = viewsOf(none, none, none);
+    for (long long s = 0; s <= lastStep; s += case_.output.every) {
+      for (const auto& w : writers_) w->listEarlier(s, static_cast<double>(s), views);
+      if (case_.output.every <= 0) break;
+    }
+  }
+
   // Collective over the simulation's ranks.
   void finish() {
     for (const auto& w : writers_) w->finish();
@@ -106,6 +121,47 @@ class FieldOutput {
   const LbmCase& case_;
   std::vector<std::unique_ptr<io::FieldSeriesSink>> writers_;
 };
+
+// What a checkpoint says of the run that wrote it, and what a restart checks: the shape of the state (solver,
+// lattice, precision, grid, process grid, geometry) and how the backend laid out its populations.
+nlohmann::json stateDescription(const io::CaseDocument& doc, const LbmCase& c, LbmSimulation& sim) {
+  const nlohmann::json caseJson = doc.toJson();
+  nlohmann::json geometry = nlohmann::json::object();
+  for (const char* key : {"domain", "boundaries", "obstacles"})
+    if (caseJson.contains(key)) geometry[key] = caseJson[key];
+  nlohmann::json d;
+  d["solver"] = "lbm";
+  d["lattice"] = toString(c.lattice);
+  d["precision"] = toString(c.precision);
+  d["cells"] = c.cells;
+  d["process_grid"] = sim.decomposition() ? nlohmann::json(sim.decomposition()->dims()) : nlohmann::json({1, 1, 1});
+  d["geometry"] = geometry.dump();
+  d["population_layout"] = sim.backend().populationLayout();
+  d["hopsim_version"] = HOPSIM_VERSION;
+  return d;
+}
+
+// Throws InputError naming the first difference that makes `written` (a checkpoint's description) unusable here.
+void checkCompatible(const nlohmann::json& written, const nlohmann::json& here, const std::filesystem::path& folder) {
+  const std::pair<const char*, const char*> checks[] = {
+      {"solver", "solver"},
+      {"lattice", "lattice"},
+      {"precision", "precision"},
+      {"cells", "domain.cells"},
+      {"process_grid", "process grid (device.ranks, or the MPI rank count)"},
+      {"geometry", "domain, boundaries or obstacles"},
+      {"population_layout", "population layout (backend, storage and layout of the build and device plan)"}};
+  for (const auto& [key, what] : checks) {
+    const nlohmann::json theirs = written.value(key, nlohmann::json()), ours = here.at(key);
+    if (theirs == ours) continue;
+    const bool text = std::string(key) != "geometry";
+    throw InputError(fmt::format(
+        "the checkpoint {} does not fit this case: its {} is {}, this run's is {}; restart with the case, ranks, "
+        "backend and build that wrote it (written by hopsim {})",
+        folder.string(), what, text ? theirs.dump() : "another", text ? ours.dump() : "different",
+        written.value("hopsim_version", std::string("unknown"))));
+  }
+}
 
 long long nextMultiple(long long step, long long every) { return every > 0 ? (step / every + 1) * every : -1; }
 
@@ -203,26 +259,57 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const bool talk = !options.quiet && root;
   if (talk) printParameters(c, sim, sim, doc.warnings(), outDir, writes);
 
+  // Taken first, so that no other run changes the directory (its checkpoints included) while this one reads it.
+  // Declared before the writers so that it is released after they have finished.
+  std::unique_ptr<io::OutputLock> lock;
+  if (writes) {
+    ScopedPhase t(timers, kOutput);
+    if (root) io::ensureDirectory(outDir);
+    lock = io::lockOutputDirectory(outDir, sim.comm(), options.quiet);
+  }
+
+  // --restart: the state goes back before any output is opened, so that a refused checkpoint changes no file.
+  const bool restarted = !options.restart.empty();
+  if (restarted) {
+    ScopedPhase t(timers, kOther);
+    const std::filesystem::path folder = io::findCheckpoint(options.restart);
+    const io::CheckpointPart part = io::readCheckpoint(folder, sim.comm());
+    checkCompatible(part.description, stateDescription(doc, c, sim), folder);
+    try {
+      sim.restoreState(part.description.at("step").get<long long>(), part.block("populations"));
+    } catch (const std::invalid_argument& e) {
+      throw InputError(fmt::format("the checkpoint {} does not fit this case: {}", folder.string(), e.what()));
+    }
+    if (talk) std::printf("  restart        from %s (step %lld)\n", folder.string().c_str(), sim.step());
+  }
+  const long long firstStep = sim.step();
+
   std::optional<FieldOutput> fields;
   std::optional<io::CsvSeries> observables, forces;
   if (writes) {
     ScopedPhase t(timers, kOutput);
-    if (root) io::ensureDirectory(outDir);
     fields.emplace(c, outDir, sim);
+    if (restarted) fields->listEarlier(firstStep);
   }
   if (writes && root) {
-    observables.emplace(outDir / "observables.csv",
-                        std::vector<std::string>{"step", "mass", "kinetic_energy", "max_speed"});
-    if (c.output.forces.every > 0)
-      forces.emplace(outDir / "forces.csv", std::vector<std::string>{"step", "obstacle", "fx", "fy", "fz", "cd", "cl"});
+    const std::vector<std::string> obsColumns{"step", "mass", "kinetic_energy", "max_speed"};
+    const std::vector<std::string> forceColumns{"step", "obstacle", "fx", "fy", "fz", "cd", "cl"};
+    // A restarted run continues the series from the checkpoint's step: no row twice, none missing.
+    if (restarted) observables.emplace(outDir / "observables.csv", obsColumns, firstStep);
+    else observables.emplace(outDir / "observables.csv", obsColumns);
+    if (c.output.forces.every > 0) {
+      if (restarted) forces.emplace(outDir / "forces.csv", forceColumns, firstStep);
+      else forces.emplace(outDir / "forces.csv", forceColumns);
+    }
   }
 
   const long long total = c.steps;
   const auto& fr = c.output.forces;
   const double refLength = fr.refLength;
   const double cdScale = fr.refVelocity > 0 ? 2.0 / (fr.refDensity * fr.refVelocity * fr.refVelocity * refLength) : 0;
-  Progress progress(total, static_cast<double>(sim.cellCount()), "MLUPS", talk);
+  Progress progress(std::max(0LL, total - firstStep), static_cast<double>(sim.cellCount()), "MLUPS", talk);
   int status = kExitOk;
+  int stopSignal = 0;  // SIGINT, SIGTERM or SIGUSR1 that ended the run early
   long long lastGood = -1;
 
   // Checks the state and, when a row is due, records it. Returns why the run is unstable, or "" when it is not.
@@ -269,14 +356,34 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     fields->write(sim);
     lastGood = sim.step();
   };
+  const CheckpointSpec& checkpoints = c.output.checkpoint;
+  RunControl control(sim.comm(), checkpoints);
+  long long lastCheckpoint = restarted ? firstStep : -1;
+  auto writeCheckpoint = [&]() {
+    if (!writes || lastCheckpoint == sim.step()) return;
+    ScopedPhase t(timers, kOutput);
+    io::CheckpointPart part;
+    part.description = stateDescription(doc, c, sim);
+    part.description["step"] = sim.step();
+    part.description["time"] = static_cast<double>(sim.step());
+    part.description["case"] = doc.toJson();
+    part.description["case_file"] = c.sourceFile;
+    part.blocks.emplace_back("populations", std::vector<std::byte>{});
+    sim.saveState(part.blocks.back().second);
+    io::writeCheckpoint(outDir, sim.step(), part, sim.comm());
+    lastCheckpoint = sim.step();
+    control.checkpointed();
+  };
 
-  if (unstableWhy = checkState(0, true); !unstableWhy.empty()) status = kExitUnstable;
-  if (status == 0) writeFields();
+  // A restarted run has its first step's row and fields from the run that wrote the checkpoint.
+  if (unstableWhy = checkState(firstStep, !restarted); !unstableWhy.empty()) status = kExitUnstable;
+  if (status == 0 && !restarted) writeFields();
   const long long obsEvery = c.output.observablesEvery;
   while (status == 0 && sim.step() < total) {
     const long long s = sim.step();
     long long next = total;
-    for (long long every : {static_cast<long long>(c.output.every), obsEvery, static_cast<long long>(fr.every)})
+    for (long long every : {static_cast<long long>(c.output.every), obsEvery, static_cast<long long>(fr.every),
+                            checkpoints.every})
       if (every > 0) next = std::min(next, nextMultiple(s, every));
     // Advance in chunks of at most ~0.25 s of work so the progress line stays alive.
     const long long chunk = std::max<long long>(1, static_cast<long long>(2e7 / static_cast<double>(sim.cellCount())));
@@ -289,7 +396,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
       sim.finish();
     }
     const long long now = sim.step();
-    progress.update(now);
+    progress.update(now - firstStep);
     if (forceStep) recordForces(now);
     const bool obsDue = (obsEvery > 0 && now % obsEvery == 0) || now == total;
     const bool fieldsDue = (c.output.every > 0 && now % c.output.every == 0) || now == total;
@@ -301,13 +408,36 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
       }
     }
     if (fieldsDue) writeFields();
+    // Once per chunk (at most ~0.25 s of work), so that a signal ends the run soon and costs one reduction.
+    const RunControl::Verdict verdict = control.poll();
+    if ((checkpoints.every > 0 && now % checkpoints.every == 0) || verdict.wallCheckpointDue) writeCheckpoint();
+    if (verdict.signal != 0) {
+      stopSignal = verdict.signal;
+      // SIGUSR1 asks for a checkpoint to continue from; SIGINT and SIGTERM leave one where the case wants them.
+      if (stopSignal == SIGUSR1 || checkpoints.enabled()) writeCheckpoint();
+      status = exitCodeForSignal(stopSignal);
+      break;
+    }
   }
-  progress.finish(sim.step());
+  progress.finish(sim.step() - firstStep);
   if (fields) {
     ScopedPhase t(timers, kOutput);
     fields->finish();
   }
+  if (writes && root) {
+    ScopedPhase t(timers, kOutput);
+    if (observables) observables->finish();
+    if (forces) forces->finish();
+  }
 
+  if (stopSignal != 0 && root)
+    std::fprintf(stderr, "hopsim: %s received, stopped at step %lld of %lld; %s\n",
+                 interrupt::signalName(stopSignal).c_str(), sim.step(), total,
+                 !writes ? "nothing was written"
+                 : lastCheckpoint == sim.step()
+                     ? fmt::format("checkpoint {}; continue with --restart {}",
+                                   io::checkpointFolder(outDir, sim.step()).string(), outDir.string()).c_str()
+                     : fmt::format("the series and run.json are in {}", outDir.string()).c_str());
   if (status == kExitUnstable && root) {
     std::fprintf(stderr,
                  "error: the simulation became unstable by step %lld: %s; %s. Lower the velocities or raise tau "
@@ -318,16 +448,14 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   const double updateTime = timers.seconds(kUpdate);
-  const double cellUpdates = static_cast<double>(sim.cellCount()) * static_cast<double>(sim.step());
+  const double cellUpdates = static_cast<double>(sim.cellCount()) * static_cast<double>(sim.step() - firstStep);
   const double mlups = updateTime > 0 ? cellUpdates / updateTime / 1e6 : 0.0;  // the update alone
   const double wallMlups = wall > 0 ? cellUpdates / wall / 1e6 : 0.0;          // the whole run, output included
   timers.add(kOther, std::max(0.0, wall - timers.total()));
   const double haloSeconds = sim.decomposed() ? sim.comm().allreduceMax(sim.haloSeconds()) : 0.0;
 
+  // run.json is written after the wall clock stops: the phases it records add up to the wall time it records.
   if (writes && root) {
-    ScopedPhase t(timers, kOutput);
-    if (observables) observables->finish();
-    if (forces) forces->finish();
     nlohmann::json run;
     run["case"] = doc.toJson();
     run["case_file"] = c.sourceFile;
@@ -338,8 +466,11 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     run["backend_description"] = sim.backend().description();
     run["device_plan"] = planJson(sim.devicePlan());
     run["steps"] = sim.step();
+    if (restarted) run["restarted_from_step"] = firstStep;
+    if (lastCheckpoint >= 0) run["last_checkpoint"] = io::checkpointFolder(outDir, lastCheckpoint).string();
     run["cells"] = sim.cellCount();
-    run["status"] = status == 0 ? "completed" : "unstable";
+    run["status"] = stopSignal != 0 ? "interrupted" : status == 0 ? "completed" : "unstable";
+    if (stopSignal != 0) run["signal"] = interrupt::signalName(stopSignal);
     run["timings"] = {{"wall_seconds", wall}, {"mlups", mlups}, {"mlups_wall", wallMlups}};
     if (const Decomposition* d = sim.decomposition()) {
       run["ranks"] = d->size();

@@ -4,6 +4,7 @@
 #include <array>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,13 @@ class LbmSimulation {
   // Returns when the steps queued by advance() are done (a GPU backend queues them and returns at once).
   void finish() { backend_->finish(); }
   long long step() const { return step_; }
+  // What a checkpoint holds of this rank: its backend's populations (LbmBackend::savePopulations, ghost layers
+  // included) at step(). restoreState puts them back with their step, and the run continues bitwise.
+  void saveState(std::vector<std::byte>& populations) { backend_->savePopulations(populations); }
+  void restoreState(long long step, std::span<const std::byte> populations) {
+    backend_->loadPopulations(populations);
+    step_ = step;
+  }
   const LbmCase& config() const { return case_; }
   LbmBackend& backend() { return *backend_; }
   Backend backendKind() const { return plan_.backend; }

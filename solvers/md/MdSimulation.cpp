@@ -12,6 +12,7 @@
 
 #include "io/AtomicFile.h"
 #include "io/CsvSeries.h"
+#include "io/OutputLock.h"
 #include "io/md/H5mdWriter.h"
 #if HOPSIM_WITH_VTK
 #include "io/vtk/VtkParticleWriter.h"
@@ -19,8 +20,10 @@
 #include "kernels/common/DeviceInfo.h"
 #include "core/Decomposition.h"
 #include "core/ExitCode.h"
+#include "core/Interrupt.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/Progress.h"
+#include "solvers/common/RunControl.h"
 #include "solvers/md/DomainMdEngine.h"
 #include "solvers/md/InitialState.h"
 
@@ -137,13 +140,16 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     std::printf("  device plan %s\n", describe(result.plan).c_str());
   }
 
+  // Declared before the writers so that it is released after they have finished.
+  std::unique_ptr<io::OutputLock> lock;
   std::unique_ptr<io::CsvSeries> csv;
   std::unique_ptr<io::md::H5mdWriter> h5;
 #if HOPSIM_WITH_VTK
   std::unique_ptr<io::VtkParticleWriter> vtk;
 #endif
+  if (write) io::ensureDirectory(dir);
+  if (options.writeOutput) lock = io::lockOutputDirectory(dir, ranks.comm, options.quiet);
   if (write) {
-    io::ensureDirectory(dir);
     csv = std::make_unique<io::CsvSeries>(std::filesystem::path(dir) / "thermo.csv",
                                           std::vector<std::string>{"step", "time", "temp", "pe", "ke", "etotal", "press"});
     if (c.output.h5md) h5 = std::make_unique<io::md::H5mdWriter>(std::filesystem::path(dir) / "trajectory.h5", n, HOPSIM_VERSION);
@@ -195,9 +201,15 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     if (c.output.every > 0 || c.steps == 0) writeFrame(first);
   }
   long long step = first;
+  const RunControl control(ranks.comm, {});
+  // Steps per advance call at most: about 0.1 s of work (CPU ~1e6, GPU ~2e8 atom-steps/s), so that a signal ends
+  // the run soon; the same on every rank (global atom count), which all meet in the signal check after it.
+  const double atomSteps = result.plan.backend == Backend::Cuda ? 2e7 : 1e5;
+  const long long chunk =
+      std::max<long long>(1, static_cast<long long>(atomSteps / static_cast<double>(std::max<std::size_t>(n, 1))));
   while (result.ok && step < last) {
     // Advance to the next step where something is due: thermo, output, or the end.
-    long long next = last;
+    long long next = std::min(last, step + chunk);
     if (c.thermoEvery > 0) next = std::min(next, (step / c.thermoEvery + 1) * c.thermoEvery);
     if (c.output.every > 0) next = std::min(next, (step / c.output.every + 1) * c.output.every);
     engine->advance(next - step, step);
@@ -212,6 +224,7 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     if (due(step, c.thermoEvery) || step == last) emitThermo(row);
     if (due(step, c.output.every) || step == last) writeFrame(step);
     progress.update(step - first);
+    if (result.stopSignal = control.poll().signal; result.stopSignal != 0) break;
   }
   progress.finish(result.lastStep - first);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -234,7 +247,8 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     nlohmann::json j;
     j["solver"] = "md";
     j["case"] = caseJson;
-    j["status"] = result.ok ? "completed" : "unstable";
+    j["status"] = !result.ok ? "unstable" : result.stopSignal != 0 ? "interrupted" : "completed";
+    if (result.stopSignal != 0) j["signal"] = interrupt::signalName(result.stopSignal);
     if (!result.ok) j["failure"] = result.failure;
     j["atoms"] = n;
     j["first_step"] = first;
@@ -273,6 +287,12 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
                   st.integrateSeconds);
   }
   if (!result.ok && root) std::fprintf(stderr, "hopsim md: stopped: %s\n", result.failure.c_str());
+  if (result.stopSignal != 0 && root)
+    std::fprintf(stderr, "hopsim md: %s received, stopped at step %lld of %lld%s; %s\n",
+                 interrupt::signalName(result.stopSignal).c_str(), result.lastStep, last,
+                 result.stopSignal == SIGUSR1 ? " (MD runs write no checkpoint yet: exit code 143)" : "",
+                 options.writeOutput ? fmt::format("the series and run.json are in {}", dir).c_str()
+                                     : "nothing was written");
   return result;
 }
 

@@ -22,6 +22,7 @@ struct MdRunResult {
   std::vector<ThermoRow> thermo;
   bool ok = true;
   std::string failure;        // why the run stopped early
+  int stopSignal = 0;         // SIGINT, SIGTERM or SIGUSR1 that stopped the run early (ok stays true), else 0
   long long lastStep = 0;     // the last step reached with finite energies
   EngineStats stats;
   double seconds = 0;         // wall time of the time loop

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
 #include <utility>
@@ -58,7 +59,9 @@ class CpuLbm final : public LbmBackend {
         haloAll_(s.haloAllPopulations), bulkRuns_(ownedRows()) {
     // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly. The
     // arrays are first written here, row by row by the threads and schedule of step(), so that on a NUMA machine
-    // each row's pages sit on the node of the thread that updates it.
+    // each row's pages sit on the node of the thread that updates it. Both arrays alike: the slots no step writes
+    // (solid cells, populations no halo brings) then hold the same values whichever array is current, so the
+    // current array alone is the whole state (savePopulations).
     const auto initialise = [&](int y, int z) {
       const long long n = stride_;
       for (int x = 0; x < p_.n[0]; ++x) {
@@ -67,10 +70,7 @@ class CpuLbm final : public LbmBackend {
         T u[3];
         for (int a = 0; a < 3; ++a)
           u[a] = static_cast<T>(s.velocity[3 * c + a]) + T(0.5) * p_.collision.force[a] / rho;
-        for (int i = 0; i < L::Q; ++i) {
-          f_[i * n + c] = equilibriumShifted<L>(i, rho - T(1), rho, u);
-          g_[i * n + c] = T(0);
-        }
+        for (int i = 0; i < L::Q; ++i) f_[i * n + c] = g_[i * n + c] = equilibriumShifted<L>(i, rho - T(1), rho, u);
       }
     };
     const int y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
@@ -93,6 +93,26 @@ class CpuLbm final : public LbmBackend {
     return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}", omp_get_max_threads(), L::name,
                        sizeof(T) == 8 ? "double" : "single",
                        bulkCells() ? "bulk cells in vectorised rows" : "per cell");
+  }
+
+  // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population
+  // stored minus its lattice weight (equilibriumShifted). What the other array holds is either written before it is
+  // read or the same in both (the constructor).
+  std::string populationLayout() const override {
+    return fmt::format("cpu {} {} [q][cell] shifted, box with ghosts", L::name, sizeof(T) == 8 ? "double" : "single");
+  }
+  // Saved without the padding between population arrays (populationStride), so the layout does not depend on it.
+  void savePopulations(std::vector<std::byte>& out) override {
+    const std::size_t bytes = p_.cells * sizeof(T);
+    out.resize(L::Q * bytes);
+    for (int i = 0; i < L::Q; ++i) std::memcpy(out.data() + i * bytes, f_ + i * stride_, bytes);
+  }
+  void loadPopulations(std::span<const std::byte> in) override {
+    const std::size_t bytes = p_.cells * sizeof(T);
+    if (in.size() != L::Q * bytes)
+      throw std::invalid_argument(
+          fmt::format("{} bytes of populations for a box that holds {}", in.size(), L::Q * bytes));
+    for (int i = 0; i < L::Q; ++i) std::memcpy(f_ + i * stride_, in.data() + i * bytes, bytes);
   }
 
   void advance(long long steps, bool forcesOnLastStep) override {

@@ -148,7 +148,8 @@ HOPSIM_UNROLL
 // pulled from upstream as in a bulk cell (where the link bounces, the cursor's wrapped offset still names a cell of
 // the box, whose value is then discarded), so a warp of bulk cells with a wall cell among them issues its loads
 // together; a wall cell then reads its bounced links from its own opposite slots, which its neighbours' loads have
-// just brought into the cache. Bitwise the result of updateBoundaryCell() for a wall cell and of updateBulkCell()
+// just brought into the cache. The arithmetic of updateBoundaryCell() for a wall cell (bitwise on the host; nvcc
+// may fuse the collision's multiplies and adds differently in the two kernels: round-off) and of updateBulkCell()
 // for a bulk one.
 template <class L, bool Forced, class S, class T, class Index>
 HOPSIM_HD void updateCellWithWalls(const DomainParams<T>& p, const std::uint8_t* flags,

@@ -171,6 +171,38 @@ class CudaLbm final : public LbmBackend {
     haloStream_.synchronize();
   }
 
+  // An 8-byte little-endian parity (launches done mod 2), then the raw storage of the current array: f_[parity_]
+  // with two lattices, f_[0] in place (whose AA state the parity is), [q][cell] over the box with its ghost layers.
+  // Loaded into the array of the same index, so that the slots no step writes (solid cells) hold in both arrays what
+  // the constructor put there, as in the backend that saved it: the continuation is bitwise.
+  std::string populationLayout() const override {
+    return std::string("cuda ") + L::name + " " + storageName() + (inPlace_ ? " in-place" : " two-lattice") +
+           " [q][cell] after a parity, box with ghosts";
+  }
+  void savePopulations(std::vector<std::byte>& out) override {
+    joinStreams();
+    const std::size_t bytes = populationBytes();
+    const std::int64_t parity = parity_;
+    out.resize(sizeof parity + bytes);
+    std::memcpy(out.data(), &parity, sizeof parity);
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(out.data() + sizeof parity, f_[inPlace_ ? 0 : parity_].get(), bytes,
+                                      cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+  }
+  void loadPopulations(std::span<const std::byte> in) override {
+    const std::size_t bytes = populationBytes();
+    std::int64_t parity = 0;
+    if (in.size() == sizeof parity + bytes) std::memcpy(&parity, in.data(), sizeof parity);
+    if (in.size() != sizeof parity + bytes || (parity != 0 && parity != 1))
+      throw std::invalid_argument(std::to_string(in.size()) + " bytes of populations for a box that holds " +
+                                  std::to_string(sizeof parity + bytes) + " (parity and populations)");
+    joinStreams();
+    parity_ = static_cast<int>(parity);
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(f_[inPlace_ ? 0 : parity_].get(), in.data() + sizeof parity, bytes,
+                                      cudaMemcpyHostToDevice, stream_.get()));
+    stream_.synchronize();
+  }
+
   // The shell (owned cells next to a ghost layer: the cells that pull from ghosts, and the planes packHalo()
   // sends) is updated on the halo stream, the interior on the main stream, so the exchange that follows overlaps
   // the interior update. The same kernels update the same cells as in advance(): results are bitwise the same.
@@ -335,6 +367,10 @@ class CudaLbm final : public LbmBackend {
     haloDone_.record(haloStream_.get());
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(haloStream_.get(), mainDone_.get(), 0));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), haloDone_.get(), 0));
+  }
+
+  std::size_t populationBytes() const {
+    return sizeof(S) * static_cast<std::size_t>(L::Q) * static_cast<std::size_t>(p_.cells);
   }
 
   // The flags the reductions read: ghost cells count as solid.

@@ -1,0 +1,113 @@
+// Checkpoint and restart of a decomposed LBM run (hopsim run under mpiexec): every rank writes its own part of a
+// checkpoint, and a run continued from one on the same ranks ends in the uninterrupted run's state bitwise, each
+// rank's populations (ghost layers included) and the series rank 0 writes.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+#include "CatchCompat.h"
+#include "core/ExitCode.h"
+#include "core/Mpi.h"
+#include "core/RunOptions.h"
+#include "io/CaseReader.h"
+#include "io/Checkpoint.h"
+#include "io/OutputLock.h"
+#include "solvers/lbm/LbmRun.h"
+
+namespace fs = std::filesystem;
+namespace mpi = hopsim::mpi;
+
+namespace {
+
+// One folder for all ranks, named after rank 0's process so that concurrent runs differ.
+fs::path sharedScratch(const std::string& name) {
+  const double pid = mpi::allreduceMax(mpi::isRoot() ? static_cast<double>(::getpid()) : 0.0);
+  return fs::temp_directory_path() /
+         fmt::format("hopsim_mpi_{}_{}ranks_{}", name, mpi::size(), static_cast<long long>(pid));
+}
+
+std::string text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run(const std::string& caseText, long long steps, const fs::path& out, const std::string& restart = "") {
+  const auto doc = hopsim::io::CaseDocument::fromString(caseText + fmt::format("run: {{steps: {}}}\n", steps),
+                                                        "case.yaml");
+  hopsim::RunOptions options;
+  options.outputDir = out.string();
+  options.quiet = true;
+  options.restart = restart;
+  return hopsim::lbm::runCase(doc, options);
+}
+
+}  // namespace
+
+TEST_CASE("a decomposed LBM run continued from its checkpoint equals the uninterrupted run bitwise",
+          "[mpi][checkpoint]") {
+  const std::string caseText =
+      "solver: lbm\nlattice: D2Q9\nprecision: double\ndomain: {cells: [30, 22], periodic: [x]}\n"
+      "fluid: {viscosity: 0.05}\nbody_force: [1e-5, 0]\nboundaries:\n  y-: {type: wall}\n"
+      "  y+: {type: moving_wall, velocity: [0.04, 0]}\n"
+      "obstacles:\n  - {name: c, shape: circle, center: [14.3, 10.6], radius: 4}\n"
+      "device: {backend: cpu}\n"
+      "output: {every: 20, observables: {every: 5}, forces: {every: 5, reference: {velocity: 0.04, length: 8}},"
+      " checkpoint: {every: 30}}\n";
+  const fs::path dir = sharedScratch("checkpoint");
+  const fs::path whole = dir / "whole", parts = dir / "parts";
+  REQUIRE(run(caseText, 60, whole) == 0);
+  REQUIRE(run(caseText, 30, parts) == 0);
+  REQUIRE(run(caseText, 60, parts, parts.string()) == 0);
+
+  const auto mine = [&](const fs::path& out) {
+    return hopsim::io::readCheckpoint(hopsim::io::checkpointFolder(out, 60), mpi::Comm::world());
+  };
+  const auto a = mine(whole), b = mine(parts);
+  CHECK(a.description["ranks"] == mpi::size());
+  CHECK(a.block("populations").size() > 0);
+  CHECK((a.block("populations") == b.block("populations")));
+  if (mpi::isRoot()) {
+    for (const char* file : {"observables.csv", "forces.csv", "fields.xmf"}) {
+      INFO(file);
+      CHECK(text(whole / file) == text(parts / file));
+    }
+  }
+  mpi::barrier();
+  if (mpi::isRoot()) fs::remove_all(dir);
+}
+
+TEST_CASE("an output directory in use refuses a decomposed run on every rank, in rank 0's words", "[mpi][lock]") {
+  const fs::path dir = sharedScratch("lock");
+  if (mpi::isRoot()) {
+    fs::create_directories(dir);
+    // PID 1 of this host: a live holder.
+    std::ofstream(dir / hopsim::io::OutputLock::kFileName)
+        << fmt::format(R"({{"host": "{}", "pid": 1, "started": "2026-12-01T00:00:00Z", "process_start": -1}})",
+                       hopsim::io::OutputLock::thisProcess().host);
+  }
+  mpi::barrier();
+  std::string message;
+  try {
+    run("solver: lbm\nlattice: D2Q9\ndomain: {cells: [16, 12], periodic: [x, y]}\nfluid: {viscosity: 0.05}\n"
+        "device: {backend: cpu}\n",
+        10, dir);
+  } catch (const hopsim::InputError& e) {
+    message = e.what();
+  }
+  CHECK(message.find("is in use by another hopsim run") != std::string::npos);
+  CHECK(message.find("PID 1, started 2026-12-01T00:00:00Z") != std::string::npos);
+  CHECK(mpi::Comm::world().broadcast(message) == message);
+  mpi::barrier();
+  if (mpi::isRoot()) {
+    // The refused run wrote nothing beside the lock.
+    CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+    fs::remove_all(dir);
+  }
+}
