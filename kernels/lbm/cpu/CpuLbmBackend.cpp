@@ -1,4 +1,7 @@
-// CPU backend: OpenMP loops over the shared per-cell update, two population arrays (read one, write the other).
+// CPU backend: OpenMP loops over x rows, two population arrays (read one, write the other). Bulk cells (every
+// upstream neighbour fluid) stream as vectorised runs; the other cells take the shared per-cell gather().
+#include "kernels/lbm/cpu/CpuLbmBackend.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -6,39 +9,90 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
+#include <utility>
 
 #include "kernels/lbm/Halo.h"
-#include "kernels/lbm/LbmBackend.h"
 #include "kernels/lbm/StreamCollide.h"
 
 namespace hopsim::lbm {
 namespace {
 
+// Cells [begin, end) of one x row that stream without boundaries.
+struct BulkRun {
+  int begin, end;
+};
+
+// Updates the bulk cells [begin, end) of one row: population i of cell x comes from in[upstream[i] + x], goes to
+// out[i * stride + row + x]. The same pull and the same collideWith() as gather() + collide() on such a cell, so the
+// results agree bitwise. `GCC ivdep` because the compiler cannot prove that 2 Q streams do not overlap (they do
+// not: two arrays); `omp simd` would keep f[] in memory as a per-lane array, and GCC 12 then gives up on the loop
+// (the loads in moments() are "not suitable for gather load"). Trt and Forced are template parameters so that the
+// vectorised body has no branch. The local copies let the compiler keep the parameters in registers.
+template <class L, class T, bool Trt, bool Forced>
+void updateBulkRun(const T* __restrict in, T* __restrict out, const long long* upstream, long long stride,
+                   long long row,
+                   int begin, int end, const CollisionParams<T>& params) {
+  CollisionParams<T> local = params;
+  local.trt = Trt ? 1 : 0;
+  long long source[L::Q];
+  for (int i = 0; i < L::Q; ++i) source[i] = upstream[i];
+#pragma GCC ivdep
+  for (int x = begin; x < end; ++x) {
+    T f[L::Q];
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) f[i] = in[source[i] + x];
+    T rho, u[3];
+    collideWith<L, Forced>(f, local, rho, u);
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) out[i * stride + row + x] = f[i];
+  }
+}
+
 template <class L, class T>
 class CpuLbm final : public LbmBackend {
  public:
-  explicit CpuLbm(const LbmSetup& s)
+  CpuLbm(const LbmSetup& s, CpuCellUpdate update)
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles),
-        f_(static_cast<std::size_t>(L::Q) * s.domain.cells), g_(f_.size()), forces_(s.obstacles),
-        haloAll_(s.haloAllPopulations) {
-    const long long n = p_.cells;
-    // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly.
-#pragma omp parallel for schedule(static)
-    for (long long c = 0; c < n; ++c) {
-      const T rho = static_cast<T>(s.density[c]);
-      T u[3];
-      for (int a = 0; a < 3; ++a) u[a] = static_cast<T>(s.velocity[3 * c + a]) + T(0.5) * p_.collision.force[a] / rho;
-      for (int i = 0; i < L::Q; ++i) f_[i * n + c] = equilibriumShifted<L>(i, rho - T(1), rho, u);
-    }
-    // Both arrays alike: the slots no step writes (solid cells, populations no halo brings) then hold the same values
-    // whichever array is current, so the current array alone is the whole state (savePopulations).
-    g_ = f_;
+        stride_(populationStride(s.domain.cells)),
+        storage_(std::make_unique_for_overwrite<T[]>(2 * L::Q * stride_ + kLatticeShift)),
+        f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles),
+        haloAll_(s.haloAllPopulations), bulkRuns_(ownedRows()) {
+    // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly. The
+    // arrays are first written here, row by row by the threads and schedule of step(), so that on a NUMA machine
+    // each row's pages sit on the node of the thread that updates it. Both arrays alike: the slots no step writes
+    // (solid cells, populations no halo brings) then hold the same values whichever array is current, so the
+    // current array alone is the whole state (savePopulations).
+    const auto initialise = [&](int y, int z) {
+      const long long n = stride_;
+      for (int x = 0; x < p_.n[0]; ++x) {
+        const long long c = p_.index(x, y, z);
+        const T rho = static_cast<T>(s.density[c]);
+        T u[3];
+        for (int a = 0; a < 3; ++a)
+          u[a] = static_cast<T>(s.velocity[3 * c + a]) + T(0.5) * p_.collision.force[a] / rho;
+        for (int i = 0; i < L::Q; ++i) f_[i * n + c] = g_[i * n + c] = equilibriumShifted<L>(i, rho - T(1), rho, u);
+      }
+    };
+    const int y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int z = z0; z < z1; ++z)
+      for (int y = y0; y < y1; ++y) {
+        initialise(y, z);
+        if (update == CpuCellUpdate::BulkRows) bulkRuns_[ownedRow(y, z)] = findBulkRuns(y, z);
+      }
+    // Ghost rows of a decomposed run: only halo copies touch them.
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int z = 0; z < p_.n[2]; ++z)
+      for (int y = 0; y < p_.n[1]; ++y)
+        if (y < y0 || y >= y1 || z < z0 || z >= z1) initialise(y, z);
+    updateBulkRun_ = pickBulkRun();
   }
 
   std::string name() const override { return "cpu"; }
   std::string description() const override {
-    return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices", omp_get_max_threads(), L::name,
-                       sizeof(T) == 8 ? "double" : "single");
+    return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}", omp_get_max_threads(), L::name,
+                       sizeof(T) == 8 ? "double" : "single",
+                       bulkCells() ? "bulk cells in vectorised rows" : "per cell");
   }
 
   // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population
@@ -47,15 +101,18 @@ class CpuLbm final : public LbmBackend {
   std::string populationLayout() const override {
     return fmt::format("cpu {} {} [q][cell] shifted, box with ghosts", L::name, sizeof(T) == 8 ? "double" : "single");
   }
+  // Saved without the padding between population arrays (populationStride), so the layout does not depend on it.
   void savePopulations(std::vector<std::byte>& out) override {
-    out.resize(f_.size() * sizeof(T));
-    std::memcpy(out.data(), f_.data(), out.size());
+    const std::size_t bytes = p_.cells * sizeof(T);
+    out.resize(L::Q * bytes);
+    for (int i = 0; i < L::Q; ++i) std::memcpy(out.data() + i * bytes, f_ + i * stride_, bytes);
   }
   void loadPopulations(std::span<const std::byte> in) override {
-    if (in.size() != f_.size() * sizeof(T))
-      throw std::invalid_argument(fmt::format("{} bytes of populations for a box that holds {}", in.size(),
-                                              f_.size() * sizeof(T)));
-    std::memcpy(f_.data(), in.data(), in.size());
+    const std::size_t bytes = p_.cells * sizeof(T);
+    if (in.size() != L::Q * bytes)
+      throw std::invalid_argument(
+          fmt::format("{} bytes of populations for a box that holds {}", in.size(), L::Q * bytes));
+    for (int i = 0; i < L::Q; ++i) std::memcpy(f_ + i * stride_, in.data() + i * bytes, bytes);
   }
 
   void advance(long long steps, bool forcesOnLastStep) override {
@@ -66,7 +123,7 @@ class CpuLbm final : public LbmBackend {
   }
 
   void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
-    const long long n = p_.cells;
+    const long long n = stride_;
     const int ox = p_.ownLo(0), oy = p_.ownLo(1), oz = p_.ownLo(2);
     const int mx = p_.ownHi(0) - ox, my = p_.ownHi(1) - oy, mz = p_.ownHi(2) - oz;
     const long long owned = static_cast<long long>(mx) * my * mz;
@@ -88,14 +145,14 @@ class CpuLbm final : public LbmBackend {
   }
 
   Observables observables() override {
-    const long long n = p_.cells;
+    const long long n = p_.cells, stride = stride_;
     double dmass = 0, ke = 0, vmax = 0;
     long long fluid = 0;
 #pragma omp parallel for schedule(static) reduction(+ : dmass, ke, fluid) reduction(max : vmax)
     for (long long c = 0; c < n; ++c) {
       if (flags_[c] != kFluid || !ownsIndex(c)) continue;
       T f[L::Q], r, v[3];
-      for (int i = 0; i < L::Q; ++i) f[i] = f_[i * n + c];
+      for (int i = 0; i < L::Q; ++i) f[i] = f_[i * stride + c];
       postCollisionMoments<L>(f, p_.collision.force, r, v);
       // Summing rho - 1 keeps the mass balance accurate to round-off of the deviations, not of 1.
       T drho = 0;
@@ -144,11 +201,61 @@ class CpuLbm final : public LbmBackend {
   // the current population array.
   template <class Move>
   void copyPlane(const HaloPlane& plane, const int* pops, int count, const Move& move) const {
-    const long long cells = plane.cells(), n = p_.cells;
+    const long long cells = plane.cells(), n = stride_;
 #pragma omp parallel for collapse(2) schedule(static)
     for (int k = 0; k < count; ++k)
       for (long long j = 0; j < cells; ++j)
         move(static_cast<std::size_t>(k * cells + j), static_cast<std::size_t>(pops[k] * n + plane.cell(p_, j)));
+  }
+
+  long long ownedRows() const {
+    return static_cast<long long>(p_.ownHi(1) - p_.ownLo(1)) * (p_.ownHi(2) - p_.ownLo(2));
+  }
+  long long ownedRow(int y, int z) const {
+    return static_cast<long long>(z - p_.ownLo(2)) * (p_.ownHi(1) - p_.ownLo(1)) + (y - p_.ownLo(1));
+  }
+  bool bulkCells() const {
+    return std::any_of(bulkRuns_.begin(), bulkRuns_.end(), [](const auto& runs) { return !runs.empty(); });
+  }
+
+  // The row (y, z) of population i's upstream cells, wrapped where the axis is periodic (as gather() wraps); false
+  // when the row lies beyond a face of the box.
+  bool upstreamRow(int i, int y, int z, int& ys, int& zs) const {
+    ys = y - L::c(i, 1);
+    zs = z - L::c(i, 2);
+    if (p_.periodic[1]) ys = (ys + p_.n[1]) % p_.n[1];
+    if (p_.periodic[2]) zs = (zs + p_.n[2]) % p_.n[2];
+    return ys >= 0 && ys < p_.n[1] && zs >= 0 && zs < p_.n[2];
+  }
+
+  // The runs of owned fluid cells of row (y, z) whose upstream neighbours are all fluid, leaving out the first and
+  // last cell of the box's row so that no x wraps inside a run.
+  std::vector<BulkRun> findBulkRuns(int y, int z) const {
+    std::vector<BulkRun> runs;
+    long long upstream[L::Q];
+    for (int i = 0; i < L::Q; ++i) {
+      int ys, zs;
+      if (!upstreamRow(i, y, z, ys, zs)) return runs;
+      upstream[i] = p_.index(0, ys, zs) - L::c(i, 0);
+    }
+    const int begin = std::max(p_.ownLo(0), 1), end = std::min(p_.ownHi(0), p_.n[0] - 1);
+    for (int x = begin; x < end; ++x) {
+      bool bulk = flags_[p_.index(x, y, z)] == kFluid;
+      for (int i = 0; i < L::Q && bulk; ++i) bulk = flags_[upstream[i] + x] == kFluid;
+      if (!bulk) continue;
+      if (!runs.empty() && runs.back().end == x) ++runs.back().end;
+      else runs.push_back({x, x + 1});
+    }
+    return runs;
+  }
+
+  using BulkRunUpdate = void (*)(const T*, T*, const long long*, long long, long long, int, int,
+                                 const CollisionParams<T>&);
+  // collide() picks the Guo terms by hasBodyForce(); so does this.
+  BulkRunUpdate pickBulkRun() const {
+    const bool forced = hasBodyForce(p_.collision);
+    if (p_.collision.trt) return forced ? updateBulkRun<L, T, true, true> : updateBulkRun<L, T, true, false>;
+    return forced ? updateBulkRun<L, T, false, true> : updateBulkRun<L, T, false, false>;
   }
 
   bool ownsIndex(long long c) const {
@@ -158,14 +265,15 @@ class CpuLbm final : public LbmBackend {
 
   template <bool Forces>
   void step() {
-    const long long n = p_.cells;
-    const T* in = f_.data();
-    T* out = g_.data();
+    const long long n = stride_;
+    const T* in = f_;
+    T* out = g_;
     const std::uint8_t* flags = flags_.data();
     const auto load = [in, n](int i, long long c) { return in[i * n + c]; };
     const int x0 = p_.ownLo(0), x1 = p_.ownHi(0), y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
     const int nob = obstacles_;
-    std::vector<double> total(Forces ? 3 * nob : 0, 0.0);
+    // Each thread's obstacle forces, summed in thread order after the loop: the same total on every run.
+    std::vector<std::vector<double>> perThread(Forces ? omp_get_max_threads() : 0);
 #pragma omp parallel
     {
       std::vector<double> local(Forces ? 3 * nob : 0, 0.0);
@@ -174,57 +282,93 @@ class CpuLbm final : public LbmBackend {
         local[3 * ob + 1] -= double(L::c(i, 1)) * m;
         local[3 * ob + 2] -= double(L::c(i, 2)) * m;
       };
+      const auto updateCell = [&](int x, int y, int z) {
+        const long long c = p_.index(x, y, z);
+        if (flags[c] != kFluid) return;
+        T f[L::Q];
+        gather<L, Forces>(p_, flags, load, x, y, z, c, f, onLink);
+        T rho, u[3];
+        collide<L>(f, p_.collision, rho, u);
+        for (int i = 0; i < L::Q; ++i) out[i * n + c] = f[i];
+      };
 #pragma omp for collapse(2) schedule(static)
       for (int z = z0; z < z1; ++z)
-        for (int y = y0; y < y1; ++y)
-          for (int x = x0; x < x1; ++x) {
-            const long long c = p_.index(x, y, z);
-            if (flags[c] != kFluid) continue;
-            T f[L::Q];
-            gather<L, Forces>(p_, flags, load, x, y, z, c, f, onLink);
-            T rho, u[3];
-            collide<L>(f, p_.collision, rho, u);
-            for (int i = 0; i < L::Q; ++i) out[i * n + c] = f[i];
+        for (int y = y0; y < y1; ++y) {
+          const std::vector<BulkRun>& runs = bulkRuns_[ownedRow(y, z)];
+          int x = x0;
+          if (!runs.empty()) {
+            long long upstream[L::Q];
+            for (int i = 0; i < L::Q; ++i) {
+              int ys, zs;
+              upstreamRow(i, y, z, ys, zs);
+              upstream[i] = i * n + p_.index(0, ys, zs) - L::c(i, 0);
+            }
+            const long long row = p_.index(0, y, z);
+            for (const BulkRun& run : runs) {
+              for (; x < run.begin; ++x) updateCell(x, y, z);
+              updateBulkRun_(in, out, upstream, n, row, run.begin, run.end, p_.collision);
+              x = run.end;
+            }
           }
-      if constexpr (Forces) {
-#pragma omp critical
-        for (std::size_t k = 0; k < local.size(); ++k) total[k] += local[k];
-      }
+          for (; x < x1; ++x) updateCell(x, y, z);
+        }
+      if constexpr (Forces) perThread[omp_get_thread_num()] = std::move(local);
     }
-    if constexpr (Forces)
+    if constexpr (Forces) {
+      std::vector<double> total(3 * nob, 0.0);
+      for (const std::vector<double>& local : perThread)
+        for (std::size_t k = 0; k < local.size(); ++k) total[k] += local[k];
       for (int ob = 0; ob < nob; ++ob) forces_[ob] = {total[3 * ob], total[3 * ob + 1], total[3 * ob + 2]};
+    }
     std::swap(f_, g_);
   }
 
   DomainParams<T> p_;
   std::vector<std::uint8_t> flags_;
   int obstacles_;
-  std::vector<T> f_, g_;
+  // Elements from one population's array to the next: the cells rounded up to a cache line, plus one line. A box
+  // of 2^k cells would otherwise start every population array, and the upstream rows of one array, on the same
+  // cache sets: the Q read and Q write streams of a row evict each other, and loads wait on stores 4 KiB apart.
+  static long long populationStride(long long cells) {
+    constexpr long long line = 64 / sizeof(T);
+    return (cells + line - 1) / line * line + line;
+  }
+  // Half a page between the two lattices, so that population i's read and write streams are not 4 KiB apart either.
+  static constexpr long long kLatticeShift = 2048 / sizeof(T);
+
+  long long stride_;
+  std::unique_ptr<T[]> storage_;  // both lattices; not value-initialised, so that the threads touch them first
+  T* f_;  // [population][stride]: the current populations
+  T* g_;  // the next step's
   std::vector<std::array<double, 3>> forces_;
   bool haloAll_;
+  std::vector<std::vector<BulkRun>> bulkRuns_;  // per owned row, z slowest; empty rows with CpuCellUpdate::PerCell
+  BulkRunUpdate updateBulkRun_ = nullptr;
   std::vector<T> outbox_[6], inbox_[6];
 };
 
 template <class T>
-std::unique_ptr<LbmBackend> makeForLattice(const LbmSetup& s) {
+std::unique_ptr<LbmBackend> makeForLattice(const LbmSetup& s, CpuCellUpdate update) {
   switch (s.lattice) {
-    case LatticeKind::D2Q9: return std::make_unique<CpuLbm<D2Q9, T>>(s);
-    case LatticeKind::D3Q19: return std::make_unique<CpuLbm<D3Q19, T>>(s);
-    case LatticeKind::D3Q27: return std::make_unique<CpuLbm<D3Q27, T>>(s);
+    case LatticeKind::D2Q9: return std::make_unique<CpuLbm<D2Q9, T>>(s, update);
+    case LatticeKind::D3Q19: return std::make_unique<CpuLbm<D3Q19, T>>(s, update);
+    case LatticeKind::D3Q27: return std::make_unique<CpuLbm<D3Q27, T>>(s, update);
   }
   throw std::logic_error("unknown lattice");
 }
 
 }  // namespace
 
-std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& s) {
+std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& s, CpuCellUpdate update) {
   switch (s.precision) {
-    case Precision::Double: return makeForLattice<double>(s);
-    case Precision::Single: return makeForLattice<float>(s);
+    case Precision::Double: return makeForLattice<double>(s, update);
+    case Precision::Single: return makeForLattice<float>(s, update);
     case Precision::Half: break;
   }
   throw std::runtime_error("precision 'half' (FP16 storage) runs on the cuda backend only");
 }
+
+std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& s) { return makeCpuBackend(s, CpuCellUpdate::BulkRows); }
 
 #if !HOPSIM_WITH_CUDA
 std::unique_ptr<LbmBackend> makeCudaBackend(const LbmSetup&, const DevicePlan&) {
