@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DHOPSIM_BUILD_TESTS=ON   # a quickstart build in build/ may have turned them off
-# Two entries at a time: most are one process with one or two threads, and CI has 2 cores.
+# Two entries at a time: most are one process with one or two threads, and CI has 2 cores. OpenMP threads that wait
+# passively: spinning ones of two tests at once on two cores made some entries 4x slower.
+export OMP_WAIT_POLICY=passive
 (cd build && ctest --output-on-failure --timeout 1500 -j2)
 # The main build keeps per-rank HDF5 files (VTK links the serial HDF5); this one tests the collective file.
 scripts/test-parallel-hdf5.sh build-phdf5

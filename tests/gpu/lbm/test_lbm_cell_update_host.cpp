@@ -65,8 +65,8 @@ template <class L, class S>
 void checkWallsInBulk(const LbmSetup& s) {
   HostCellUpdateRunner<L, S> split(s, false, false), fused(s, false, true);
   for (const bool forces : {false, true}) {
-    split.advance(23, forces);
-    fused.advance(23, forces);
+    split.advance(12, forces);
+    fused.advance(12, forces);
     const auto& a = split.populations();
     const auto& b = fused.populations();
     REQUIRE(a.size() == b.size());
@@ -84,21 +84,21 @@ long long checkWallsInBulk(const LbmSetup& s) {
 
 }  // namespace
 
+// TRT only: which links bounce does not depend on the collision model, and TRT exercises both relaxation rates.
 TEST_CASE("CUDA wall cells in the bulk pass are bitwise the boundary kernel's (host run)", "[unit][lbm][cuda-host]") {
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
     for (const std::string precision : {"double", "single"})
-      for (const std::string collision : {"bgk", "trt"})
-        for (const Flow flow : flowsFor(lattice)) {
-          const LbmSetup s = buildSetup(parseCase(caseYaml(lattice, precision, collision, flow)));
-          INFO(lattice << " " << precision << " " << collision << " " << flowName(flow));
-          long long walls = 0;
-          switch (s.lattice) {
-            case LatticeKind::D2Q9: walls = checkWallsInBulk<D2Q9>(s); break;
-            case LatticeKind::D3Q19: walls = checkWallsInBulk<D3Q19>(s); break;
-            case LatticeKind::D3Q27: walls = checkWallsInBulk<D3Q27>(s); break;
-          }
-          CHECK(walls > 0);  // every flow has walls or an obstacle: the path under test ran
+      for (const Flow flow : flowsFor(lattice)) {
+        const LbmSetup s = buildSetup(parseCase(caseYaml(lattice, precision, "trt", flow)));
+        INFO(lattice << " " << precision << " " << flowName(flow));
+        long long walls = 0;
+        switch (s.lattice) {
+          case LatticeKind::D2Q9: walls = checkWallsInBulk<D2Q9>(s); break;
+          case LatticeKind::D3Q19: walls = checkWallsInBulk<D3Q19>(s); break;
+          case LatticeKind::D3Q27: walls = checkWallsInBulk<D3Q27>(s); break;
         }
+        CHECK(walls > 0);  // every flow has walls or an obstacle: the path under test ran
+      }
 }
 
 TEST_CASE("CUDA cell update on the host matches the CPU backend, both layouts", "[unit][lbm][cuda-host]") {
