@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "CatchCompat.h"
+#include "CommandRun.h"
 #include "solvers/common/BenchSchema.h"
 #include "solvers/common/BenchSuite.h"
 #include "ScratchDir.h"
@@ -22,22 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string output;  // stdout, and stderr where asked for
-};
-
-Result shell(const std::string& cmd) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  REQUIRE(pipe);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-  const int status = pclose(pipe.release());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-Result runHopsim(const std::string& args) { return shell(std::string(HOPSIM_BINARY) + " " + args + " 2>&1"); }
 
 std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -55,17 +40,17 @@ nlohmann::json readJson(const fs::path& p) {
 TEST_CASE("run.json records the commit of the source tree the binary was built from", "[integration][bench]") {
   const std::string source = HOPSIM_SOURCE_DIR;
   // A source tarball (or a tree inside another repository) has no commit of its own: nothing to check here.
-  const Result top = shell("git -C '" + source + "' rev-parse --show-toplevel 2>/dev/null");
+  const CommandResult top = runCommand("git -C '" + source + "' rev-parse --show-toplevel 2>/dev/null");
   if (top.code != 0 || fs::weakly_canonical(trimmed(top.output)) != fs::weakly_canonical(source)) {
     std::printf("%s is not a git checkout: the commit check is skipped\n", source.c_str());
     return;
   }
-  const std::string head = trimmed(shell("git -C '" + source + "' rev-parse HEAD").output);
+  const std::string head = trimmed(runCommand("git -C '" + source + "' rev-parse HEAD").output);
   REQUIRE(head.size() == 40);
-  const bool dirty = !shell("git -C '" + source + "' status --porcelain --untracked-files=no").output.empty();
+  const bool dirty = !runCommand("git -C '" + source + "' status --porcelain --untracked-files=no").output.empty();
 
   ScratchDir dir("run_json_commit");
-  const Result r = runHopsim("run " + source + "/inputs/lbm/poiseuille2d.yaml --set run.steps=2 --backend cpu " +
+  const CommandResult r = runHopsim("run " + source + "/inputs/lbm/poiseuille2d.yaml --set run.steps=2 --backend cpu " +
                              "--quiet --output " + dir.path().string());
   INFO(r.output);
   REQUIRE(r.code == 0);
@@ -73,14 +58,14 @@ TEST_CASE("run.json records the commit of the source tree the binary was built f
   // The build records the tree as it was built; the test runs right after the build, on the same tree.
   CHECK(run["build"]["git_commit"] == head + (dirty ? "-dirty" : ""));
   CHECK(run["build"]["build_type"].get<std::string>().size() > 0);
-  const Result version = runHopsim("--version");
+  const CommandResult version = runHopsim("--version");
   CHECK(version.output.find("(commit " + head + (dirty ? "-dirty" : "") + ", ") != std::string::npos);
   CHECK(run["build"]["cuda_architectures"].is_string());
 }
 
 TEST_CASE("the CPU suite at the tiny scale writes one valid bench document that compare reads", "[bench_suite]") {
   ScratchDir dir("bench_suite");
-  Result r = runHopsim("bench --suite standard --backend cpu --scale tiny --out " + dir.path().string());
+  CommandResult r = runHopsim("bench --suite standard --backend cpu --scale tiny --out " + dir.path().string());
   INFO(r.output);
   REQUIRE(r.code == 0);
   // Progress as it goes, then the file's path.
@@ -152,7 +137,7 @@ TEST_CASE("compare on the command line: bad, truncated and other-version files e
   const std::string truncated = write("truncated.json", "{\"schema\": \"hopsim-bench\", \"runs\": [");
   const std::string old = write("old.json", "{\"solver\": \"lbm\", \"runs\": []}");
   const std::string newer = write("newer.json", "{\"schema\": \"hopsim-bench\", \"schema_version\": \"2.0\"}");
-  Result r = runHopsim("compare " + truncated + " " + old);
+  CommandResult r = runHopsim("compare " + truncated + " " + old);
   CHECK(r.code == 2);
   CHECK(r.output.find(truncated + ": not valid JSON: parse error at line 1, column 37") != std::string::npos);
   r = runHopsim("compare " + old + " " + newer);

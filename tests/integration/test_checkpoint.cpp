@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "CatchCompat.h"
+#include "CommandRun.h"
 #include "ScratchDir.h"
 #include "io/Checkpoint.h"
 
@@ -34,21 +35,7 @@ namespace {
 
 std::string source(const std::string& rel) { return std::string(HOPSIM_SOURCE_DIR) + "/" + rel; }
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result runHopsim(const std::string& args) {
-  const std::string cmd = std::string(HOPSIM_BINARY) + " " + args + " --quiet 2>&1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  REQUIRE(pipe);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-  const int status = pclose(pipe.release());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+CommandResult runQuiet(const std::string& args) { return runHopsim(args + " --quiet"); }
 
 std::string text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -100,12 +87,12 @@ void checkSameRun(const fs::path& whole, const fs::path& continued, long long st
 TEST_CASE("an LBM run continued from a checkpoint equals the uninterrupted run bitwise", "[integration][checkpoint]") {
   ScratchDir dir("checkpoint_continue");
   const fs::path whole = dir.path() / "whole", parts = dir.path() / "parts";
-  REQUIRE(runHopsim(cylinder(whole, 500)).code == 0);
+  REQUIRE(runQuiet(cylinder(whole, 500)).code == 0);
   // The last two are kept.
   CHECK(checkpointSteps(whole) == std::vector<long long>{400, 500});
 
-  REQUIRE(runHopsim(cylinder(parts, 200)).code == 0);
-  const Result r = runHopsim(cylinder(parts, 500, " --restart " + parts.string()));
+  REQUIRE(runQuiet(cylinder(parts, 200)).code == 0);
+  const CommandResult r = runQuiet(cylinder(parts, 500, " --restart " + parts.string()));
   INFO(r.output);
   REQUIRE(r.code == 0);
   checkSameRun(whole, parts, 500);
@@ -143,8 +130,8 @@ TEST_CASE("a run killed with SIGKILL continues from its last checkpoint to the u
   CHECK(fs::exists(killed / "hopsim.lock"));  // stale now; the restart takes it over
 
   const long long end = kept.back() + 250;
-  REQUIRE(runHopsim(cylinder(whole, end)).code == 0);
-  const Result r = runHopsim(cylinder(killed, end, " --restart " + killed.string()));
+  REQUIRE(runQuiet(cylinder(whole, end)).code == 0);
+  const CommandResult r = runQuiet(cylinder(killed, end, " --restart " + killed.string()));
   INFO(r.output);
   REQUIRE(r.code == 0);
   // Both runs end at `end` with a checkpoint there only where `end` is a multiple of 100: compare the last common one.
@@ -188,8 +175,8 @@ TEST_CASE("SIGUSR1 writes a checkpoint and exits 75, and the run continues from 
   const long long end = step + 731;  // odd: the arrays of a two-lattice backend swap roles
   const std::string tail = " --set run.steps=" + std::to_string(end) + " --set output.checkpoint.every=" +
                            std::to_string(end);
-  REQUIRE(runHopsim(args + whole.string() + tail).code == 0);
-  const Result r = runHopsim(args + stopped.string() + tail + " --restart " + stopped.string());
+  REQUIRE(runQuiet(args + whole.string() + tail).code == 0);
+  const CommandResult r = runQuiet(args + stopped.string() + tail + " --restart " + stopped.string());
   INFO(r.output);
   REQUIRE(r.code == 0);
   checkSameRun(whole, stopped, end);
@@ -199,7 +186,7 @@ TEST_CASE("a checkpoint that does not fit the case is refused with exit 2 and ch
           "[integration][checkpoint]") {
   ScratchDir dir("checkpoint_refused");
   const fs::path out = dir.path() / "out";
-  REQUIRE(runHopsim(cylinder(out, 200)).code == 0);
+  REQUIRE(runQuiet(cylinder(out, 200)).code == 0);
   const std::string before = text(out / "observables.csv");
 
   struct Change {
@@ -209,7 +196,7 @@ TEST_CASE("a checkpoint that does not fit the case is refused with exit 2 and ch
                                Change{"--set precision=double", "precision"},
                                Change{"--set 'obstacles=[{name: cyl, shape: circle, center: [20, 15.5], radius: 5}]'",
                                       "obstacles"}}) {
-    const Result r = runHopsim(cylinder(out, 400, " " + change.set + " --restart " + out.string()));
+    const CommandResult r = runQuiet(cylinder(out, 400, " " + change.set + " --restart " + out.string()));
     INFO(change.set << "\n" << r.output);
     CHECK(r.code == 2);
     CHECK(r.output.find("does not fit this case") != std::string::npos);
@@ -219,8 +206,8 @@ TEST_CASE("a checkpoint that does not fit the case is refused with exit 2 and ch
   const std::string cavity = "run " + source("inputs/lbm/cavity3d.yaml") +
                              " --set 'domain.cells=[6,6,6]' --set output.checkpoint.every=10 --output " +
                              (dir.path() / "cavity").string();
-  REQUIRE(runHopsim(cavity + " --set run.steps=10").code == 0);
-  const Result lattice = runHopsim(cavity + " --set run.steps=20 --set lattice=D3Q27 --restart " +
+  REQUIRE(runQuiet(cavity + " --set run.steps=10").code == 0);
+  const CommandResult lattice = runQuiet(cavity + " --set run.steps=20 --set lattice=D3Q27 --restart " +
                                    (dir.path() / "cavity").string());
   INFO(lattice.output);
   CHECK(lattice.code == 2);
@@ -230,20 +217,20 @@ TEST_CASE("a checkpoint that does not fit the case is refused with exit 2 and ch
   std::ofstream(dir.path() / "junk.h5") << "not HDF5";
   fs::create_directories(dir.path() / "checkpoint_000000000007");
   std::ofstream(dir.path() / "checkpoint_000000000007" / "r00000.h5") << "not HDF5";
-  Result r = runHopsim(cylinder(out, 400, " --restart " + (dir.path() / "checkpoint_000000000007").string()));
+  CommandResult r = runQuiet(cylinder(out, 400, " --restart " + (dir.path() / "checkpoint_000000000007").string()));
   CHECK(r.code == 2);
   CHECK(r.output.find("not an HDF5 file") != std::string::npos);
-  r = runHopsim(cylinder(out, 400, " --restart " + (dir.path() / "nothing").string()));
+  r = runQuiet(cylinder(out, 400, " --restart " + (dir.path() / "nothing").string()));
   CHECK(r.code == 2);
   CHECK(r.output.find("no such checkpoint") != std::string::npos);
   CHECK(text(out / "observables.csv") == before);
   CHECK(checkpointSteps(out) == std::vector<long long>{100, 200});
 
   // output.checkpoint is checked like every other key.
-  r = runHopsim(cylinder(out, 400, " --set output.checkpoint.every=0"));
+  r = runQuiet(cylinder(out, 400, " --set output.checkpoint.every=0"));
   CHECK(r.code == 2);
   CHECK(r.output.find("output.checkpoint.every") != std::string::npos);
-  r = runHopsim(cylinder(out, 400, " --set output.checkpoint.evry=5"));
+  r = runQuiet(cylinder(out, 400, " --set output.checkpoint.evry=5"));
   CHECK(r.code == 2);
   CHECK(r.output.find("evry") != std::string::npos);
 }
@@ -253,7 +240,7 @@ TEST_CASE("output.checkpoint.wall_minutes writes checkpoints by wall time, the l
   ScratchDir dir("checkpoint_wall");
   const fs::path out = dir.path() / "out";
   // 0.0002 minutes: a checkpoint at nearly every chunk of steps (chunks end at the observables steps, every 500).
-  const Result r = runHopsim("run " + source("inputs/lbm/poiseuille2d.yaml") +
+  const CommandResult r = runQuiet("run " + source("inputs/lbm/poiseuille2d.yaml") +
                              " --set run.steps=6000 --set output.checkpoint.wall_minutes=0.0002 --output " +
                              out.string());
   INFO(r.output);

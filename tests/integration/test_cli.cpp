@@ -16,26 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "CatchCompat.h"
+#include "CommandRun.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Result {
-  int code;
-  std::string output;  // stdout and stderr
-};
-
-Result hopsim(const std::string& args) {
-  const std::string cmd = std::string(HOPSIM_BINARY) + " " + args + " 2>&1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  REQUIRE(pipe);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-  const int status = pclose(pipe.release());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 fs::path scratch(const std::string& name) {
   const fs::path p = fs::temp_directory_path() / ("hopsim_cli_" + name);
@@ -55,7 +40,7 @@ TEST_CASE("a case error is reported as file:line:col with exit code 2 and nothin
     f << "solver: lbm\nlattice: D2Q9\ndomain: {cells: [32, 16], periodic: [x]}\nfluid: {tau: 0.5}\n"
          "boundaries:\n  y-: {type: wall}\n  y+: {type: wall}\nrun: {steps: 10}\n";
   }
-  const Result r = hopsim("run " + (dir / "bad.yaml").string() + " --output " + (dir / "out").string());
+  const CommandResult r = runHopsim("run " + (dir / "bad.yaml").string() + " --output " + (dir / "out").string());
   CHECK(r.code == 2);
   CHECK(r.output.find("bad.yaml:4:14:") != std::string::npos);
   CHECK(r.output.find("0.5") != std::string::npos);
@@ -64,27 +49,27 @@ TEST_CASE("a case error is reported as file:line:col with exit code 2 and nothin
 
 TEST_CASE("missing and binary case files are clear errors", "[integration]") {
   const fs::path dir = scratch("files");
-  Result r = hopsim("run " + (dir / "nope.yaml").string());
+  CommandResult r = runHopsim("run " + (dir / "nope.yaml").string());
   CHECK(r.code == 2);
   CHECK(r.output.find("cannot open") != std::string::npos);
   {
     std::ofstream f(dir / "bin.yaml", std::ios::binary);
     f.write("\x7f" "ELF\0\0\1", 7);
   }
-  r = hopsim("run " + (dir / "bin.yaml").string());
+  r = runHopsim("run " + (dir / "bin.yaml").string());
   CHECK(r.code == 2);
   CHECK(r.output.find("binary") != std::string::npos);
 }
 
 TEST_CASE("a bad --set override names the command line", "[integration]") {
-  const Result r = hopsim("run " + source("inputs/lbm/poiseuille2d.yaml") + " --set run.steps=-3");
+  const CommandResult r = runHopsim("run " + source("inputs/lbm/poiseuille2d.yaml") + " --set run.steps=-3");
   CHECK(r.code == 2);
   CHECK(r.output.find("--set run.steps=-3") != std::string::npos);
 }
 
 TEST_CASE("a run writes fields, series, CSV files and run.json, and no temporary files", "[integration]") {
   const fs::path out = scratch("run") / "out";
-  const Result r = hopsim("run " + source("inputs/lbm/cylinder2d.yaml") +
+  const CommandResult r = runHopsim("run " + source("inputs/lbm/cylinder2d.yaml") +
                           " --set run.steps=300 --set output.every=100 --output " + out.string());
   INFO(r.output);
   REQUIRE(r.code == 0);
@@ -115,7 +100,8 @@ TEST_CASE("every example LBM case runs as shipped (shortened)", "[integration]")
   for (const auto& e : fs::directory_iterator(source("inputs/lbm"))) {
     if (e.path().extension() != ".yaml") continue;
     const fs::path out = scratch("example") / e.path().stem();
-    const Result r = hopsim("run " + e.path().string() + " --quiet --set run.steps=20 --output " + out.string());
+    const CommandResult r =
+        runHopsim("run " + e.path().string() + " --quiet --set run.steps=20 --output " + out.string());
     INFO(e.path().string() << "\n" << r.output);
     CHECK(r.code == 0);
     CHECK(fs::exists(out / "run.json"));
@@ -123,15 +109,15 @@ TEST_CASE("every example LBM case runs as shipped (shortened)", "[integration]")
 }
 
 TEST_CASE("validate lists cases and rejects unknown names", "[integration]") {
-  Result r = hopsim("validate --list");
+  CommandResult r = runHopsim("validate --list");
   CHECK(r.code == 0);
   CHECK(r.output.find("lbm.poiseuille2d") != std::string::npos);
-  r = hopsim("validate lbm.nonexistent");
+  r = runHopsim("validate lbm.nonexistent");
   CHECK(r.code == 2);
 }
 
 TEST_CASE("info reports the build", "[integration]") {
-  const Result r = hopsim("info");
+  const CommandResult r = runHopsim("info");
   CHECK(r.code == 0);
   CHECK(r.output.find("hopsim") != std::string::npos);
   CHECK(r.output.find("CUDA") != std::string::npos);
@@ -139,25 +125,25 @@ TEST_CASE("info reports the build", "[integration]") {
 
 TEST_CASE("every command exits by one table: 0 done, 2 bad input (CLI11's errors too), 3 unstable", "[integration]") {
   const fs::path dir = scratch("exit_codes");
-  CHECK(hopsim("--help").code == 0);
-  CHECK(hopsim("--version").code == 0);
+  CHECK(runHopsim("--help").code == 0);
+  CHECK(runHopsim("--version").code == 0);
   // Command-line errors that CLI11 catches (it would exit 105-109 on its own).
-  Result r = hopsim("run --no-such-option " + source("inputs/lbm/poiseuille2d.yaml"));
+  CommandResult r = runHopsim("run --no-such-option " + source("inputs/lbm/poiseuille2d.yaml"));
   CHECK(r.code == 2);
   CHECK(r.output.find("--no-such-option") != std::string::npos);
-  CHECK(hopsim("run").code == 2);
-  CHECK(hopsim("frobnicate").code == 2);
-  r = hopsim("run " + source("inputs/lbm/poiseuille2d.yaml") + " --backend foo");
+  CHECK(runHopsim("run").code == 2);
+  CHECK(runHopsim("frobnicate").code == 2);
+  r = runHopsim("run " + source("inputs/lbm/poiseuille2d.yaml") + " --backend foo");
   CHECK(r.code == 2);
   CHECK(r.output.find("foo") != std::string::npos);
-  CHECK(hopsim("bench --repeats 0").code == 2);
+  CHECK(runHopsim("bench --repeats 0").code == 2);
 
   // MD has portable kernels only: a request for the Hopper ones is refused, not ignored.
-  r = hopsim("run " + source("inputs/md/lj_liquid.yaml") + " --kernels hopper --set run.steps=1 --output " +
+  r = runHopsim("run " + source("inputs/md/lj_liquid.yaml") + " --kernels hopper --set run.steps=1 --output " +
              (dir / "md_hopper").string());
   CHECK(r.code == 2);
   CHECK(r.output.find("not available for MD") != std::string::npos);
-  r = hopsim("bench " + source("inputs/md/lj_liquid.yaml") + " --layouts in-place --steps 1 --repeats 1");
+  r = runHopsim("bench " + source("inputs/md/lj_liquid.yaml") + " --layouts in-place --steps 1 --repeats 1");
   CHECK(r.code == 2);
   CHECK(r.output.find("--layouts") != std::string::npos);
 
@@ -170,7 +156,7 @@ TEST_CASE("every command exits by one table: 0 done, 2 bad input (CLI11's errors
          "  y+: {type: moving_wall, velocity: [0.15, 0]}\nrun: {steps: 2000}\n"
          "output: {every: 0, fields: [density], formats: [hdf5]}\ndevice: {backend: cpu}\n";
   }
-  r = hopsim("run " + (dir / "unstable.yaml").string() + " --quiet --output " + (dir / "lbm_out").string());
+  r = runHopsim("run " + (dir / "unstable.yaml").string() + " --quiet --output " + (dir / "lbm_out").string());
   INFO(r.output);
   CHECK(r.code == 3);
   CHECK(r.output.find("unstable") != std::string::npos);
@@ -189,7 +175,7 @@ TEST_CASE("an LBM run that blows up exits 3 before garbage reaches the fields, n
          "device: {backend: cpu}\n";
   }
   const fs::path out = dir / "out";
-  const Result r = hopsim("run " + (dir / "unstable.yaml").string() + " --quiet --output " + out.string());
+  const CommandResult r = runHopsim("run " + (dir / "unstable.yaml").string() + " --quiet --output " + out.string());
   INFO(r.output);
   REQUIRE(r.code == 3);
   CHECK(r.output.find("error: the simulation became unstable by step ") != std::string::npos);
@@ -232,7 +218,8 @@ TEST_CASE("a domain whose obstacles together fill it is refused with exit 2", "[
          "  - {name: left, shape: box, min: [0, 0], max: [8, 8]}\n"
          "  - {name: right, shape: box, min: [8, 0], max: [16, 8]}\n";
   }
-  const Result r = hopsim("run " + (dir / "solid.yaml").string() + " --quiet --output " + (dir / "out").string());
+  const CommandResult r =
+      runHopsim("run " + (dir / "solid.yaml").string() + " --quiet --output " + (dir / "out").string());
   INFO(r.output);
   CHECK(r.code == 2);
   CHECK(r.output.find("error: " + (dir / "solid.yaml").string() +

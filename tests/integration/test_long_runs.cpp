@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "CatchCompat.h"
+#include "CommandRun.h"
 #include "ScratchDir.h"
 
 extern char** environ;
@@ -71,22 +72,6 @@ class Child {
   pid_t pid_ = -1;
   fs::path log_;
 };
-
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result hopsim(const std::string& args) {
-  const std::string cmd = std::string(HOPSIM_BINARY) + " " + args + " 2>&1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  REQUIRE(pipe);
-  std::string out;
-  std::array<char, 4096> buf;
-  while (std::fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-  const int status = pclose(pipe.release());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
 
 std::vector<std::string> lines(const fs::path& p) {
   std::ifstream in(p);
@@ -214,12 +199,12 @@ TEST_CASE("a second run on an output directory in use is refused with exit 2 nam
   Child first(endlessLbm(out), dir.path() / "log");
   REQUIRE(waitFor([&] { return rowsIn(out / "observables.csv.part", 3); }));
 
-  const Result second = hopsim(endlessLbm(out) + " --set run.steps=100");
+  const CommandResult second = runHopsim(endlessLbm(out) + " --set run.steps=100");
   CHECK(second.code == 2);
   CHECK(second.output.find("is in use by another hopsim run") != std::string::npos);
   CHECK(second.output.find("PID " + std::to_string(first.pid())) != std::string::npos);
   // The same for MD, which shares the directory rule.
-  const Result md = hopsim("run " + source("inputs/md/lj_liquid.yaml") + " --set run.steps=10 --output " +
+  const CommandResult md = runHopsim("run " + source("inputs/md/lj_liquid.yaml") + " --set run.steps=10 --output " +
                            out.string());
   CHECK(md.code == 2);
   CHECK_FALSE(fs::exists(out / "thermo.csv.part"));
@@ -246,7 +231,7 @@ TEST_CASE("a stale output lock is reported and taken over by the next run", "[in
   }
   REQUIRE(fs::exists(out / "hopsim.lock"));
 
-  const Result r = hopsim(endlessLbm(out) + " --set run.steps=200");
+  const CommandResult r = runHopsim(endlessLbm(out) + " --set run.steps=200");
   INFO(r.output);
   CHECK(r.code == 0);
   CHECK(r.output.find("taking over the stale lock") != std::string::npos);
@@ -268,7 +253,7 @@ TEST_CASE("a CSV write failure ends the run with the cause and no file under the
   fs::create_directories(out);
   // Every write to observables.csv.part lands on /dev/full: a full disk, unprivileged and in any container.
   fs::create_symlink("/dev/full", out / "observables.csv.part");
-  const Result r = hopsim(endlessLbm(out) + " --set run.steps=200");
+  const CommandResult r = runHopsim(endlessLbm(out) + " --set run.steps=200");
   INFO(r.output);
   CHECK(r.code == 1);
   CHECK(r.output.find("observables.csv failed: No space left on device") != std::string::npos);
