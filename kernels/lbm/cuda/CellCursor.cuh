@@ -103,9 +103,10 @@ HOPSIM_UNROLL
     return off;
   }
 
-  // Whether x + sign * c_i lies beyond a non-periodic face.
+  // The non-periodic faces that the link to x + sign * c_i crosses: bit per face, 2 * axis + side (as `outside`);
+  // 0 where that cell lies inside the box or is reached by wrapping.
   template <class L>
-  HOPSIM_HD bool leaves(int i, int sign) const {
+  HOPSIM_HD unsigned crossed(int i, int sign) const {
     unsigned mask = 0;
 HOPSIM_UNROLL
     for (int a = 0; a < L::D; ++a) {
@@ -113,7 +114,13 @@ HOPSIM_UNROLL
       if (c > 0) mask |= 1u << (2 * a + 1);
       else if (c < 0) mask |= 1u << (2 * a);
     }
-    return (outside & mask) != 0;
+    return outside & mask;
+  }
+
+  // Whether x + sign * c_i lies beyond a non-periodic face.
+  template <class L>
+  HOPSIM_HD bool leaves(int i, int sign) const {
+    return crossed<L>(i, sign) != 0;
   }
 };
 

@@ -25,26 +25,13 @@ HOPSIM_HD bool boundaryKernelCell(std::uint8_t k, bool bulkTakesWalls) {
   return k == kCellBoundary || (isWallCell(k) && !bulkTakesWalls);
 }
 
-// The faces that the link to x + sign * c_i crosses (bit per face, 2 * axis + side; 0 inside the box or wrapped).
-template <class L, class Index>
-HOPSIM_HD unsigned facesCrossed(const CellCursor<Index>& c, int i, int sign) {
-  unsigned mask = 0;
-HOPSIM_UNROLL
-  for (int a = 0; a < L::D; ++a) {
-    const int ci = sign * L::c(i, a);
-    if (ci > 0) mask |= 1u << (2 * a + 1);
-    else if (ci < 0) mask |= 1u << (2 * a);
-  }
-  return c.outside & mask;
-}
-
 template <class L, class T, class Index>
 HOPSIM_HD std::uint8_t classifyCell(const DomainParams<T>& p, const std::uint8_t* flags, const CellCursor<Index>& c) {
   if (flags[c.self] != kFluid) return kCellSkip;
   bool bulk = true, walls = true, solids = false;
 HOPSIM_UNROLL
   for (int i = 1; i < L::Q; ++i) {
-    const unsigned crossed = facesCrossed<L>(c, i, -1);
+    const unsigned crossed = c.template crossed<L>(i, -1);
     bool moving;
     if (crossed) {
       bulk = false;
@@ -121,7 +108,7 @@ HOPSIM_HD void wallLinks(const DomainParams<T>& p, const std::uint8_t* flags, co
   moving = 0;
 HOPSIM_UNROLL
   for (int i = 1; i < L::Q; ++i) {
-    const unsigned crossed = facesCrossed<L>(c, i, -1);
+    const unsigned crossed = c.template crossed<L>(i, -1);
     if (crossed) {
       bool movingWall;
       wallOfLink(p, static_cast<int>(crossed), movingWall);
@@ -140,7 +127,7 @@ HOPSIM_UNROLL
   for (int i = 1; i < L::Q; ++i) {
     if (!((moving >> i) & 1u)) continue;
     bool movingWall;
-    f[i] += movingWallTerm<L>(p.face[wallOfLink(p, static_cast<int>(facesCrossed<L>(c, i, -1)), movingWall)], i);
+    f[i] += movingWallTerm<L>(p.face[wallOfLink(p, static_cast<int>(c.template crossed<L>(i, -1)), movingWall)], i);
   }
 }
 
