@@ -33,6 +33,7 @@ struct CompareArgs {
   std::string format = "table";    // table, markdown, csv, json
   std::string json;                // write the comparison as JSON here too
   std::string project;             // a GPU of knownGpus(): project the one file given onto it
+  std::string plot;                // a bar chart of the comparison (.svg, .png or .pdf), drawn by matplotlib
 };
 int compareCommand(const CompareArgs& args);
 

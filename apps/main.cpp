@@ -85,10 +85,13 @@ int main(int argc, char** argv) {
   compareCmd->add_option("--format", compare.format, "Output: table, markdown, csv or json")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json"}));
   compareCmd->add_option("--json", compare.json, "Also write the comparison as JSON to this file");
+  auto* plotOption = compareCmd->add_option(
+      "--plot", compare.plot, "Also draw step times and speed ratios as a bar chart: FILE.svg, .png or .pdf");
   std::vector<std::string> projectable;
   for (const auto& gpu : hopsim::knownGpus()) projectable.push_back(gpu.key);
   compareCmd->add_option("--project", compare.project, "Project one measured file onto a GPU by its datasheet")
-      ->check(CLI::IsMember(projectable));
+      ->check(CLI::IsMember(projectable))
+      ->excludes(plotOption);
 
   app.add_subcommand("info", "Version, build options, CPU threads and GPUs");
 

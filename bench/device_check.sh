@@ -302,6 +302,22 @@ halfprof)
   done ;;
 lbm)
   run lbm_gpu_tests 200 $T "[gpu][lbm]" ;;
+ckpt)
+  # Checkpoints on the GPU: the populations' round trip and a continued run against an uninterrupted one.
+  run checkpoint_gpu_tests 120 $T "[gpu][checkpoint]" ;;
+suite)
+  # The standard suite (the reference results of docs/bench/), then what a user sees of it: compare against a copy
+  # of itself, the projections onto the GPUs known by datasheet, and the chart (where matplotlib is installed).
+  mkdir -p "$R/suite"
+  run suite 420 build/hopsim bench --suite standard --out "$R/suite"
+  f=$(ls "$R"/suite/suite-standard-*.json 2>/dev/null | head -1)
+  if [ -n "$f" ]; then
+    cp "$f" "$R/suite/again.json"
+    run suite_compare 20 build/hopsim compare "$f" "$R/suite/again.json" --format markdown
+    for gpu in a100-40gb a100-80gb h100-pcie h100-sxm; do
+      run "suite_project_$gpu" 20 build/hopsim compare "$f" --project $gpu --format markdown
+    done
+  fi ;;
 lbmall)
   # Everything the two CUDA LBM backends share: all [gpu][lbm] tests, the decomposed GPU tests on 2 ranks.
   run lbm_gpu_tests 200 $T "[gpu][lbm]"

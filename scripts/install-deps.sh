@@ -30,7 +30,7 @@ if installed python3-paraview; then SYSTEM_PARAVIEW=1; fi
 
 packages=(build-essential cmake ninja-build pkg-config
           libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev catch2
-          libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3)
+          libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3 python3-matplotlib)
 if [ "${HOPSIM_MINIMAL:-0}" != 1 ]; then
   if [ "$SYSTEM_PARAVIEW" = 1 ]; then
     echo "install-deps: python3-paraview is installed; using its paraview module, and leaving out libvtk9-dev" \

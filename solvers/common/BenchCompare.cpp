@@ -13,6 +13,7 @@
 
 #include "core/ExitCode.h"
 #include "solvers/common/BenchSchema.h"
+#include "solvers/common/BenchSuite.h"
 
 namespace hopsim {
 namespace {
@@ -401,15 +402,15 @@ std::string formatComparison(const nlohmann::json& comparison, const std::string
 }
 
 const std::vector<GpuDatasheet>& knownGpus() {
-  // NVIDIA datasheets: HBM bandwidth in GB/s.
+  // NVIDIA datasheets: HBM bandwidth in GB/s, HBM capacity in GB.
   static const std::vector<GpuDatasheet> gpus = {
-      {"a100-40gb", "NVIDIA A100 40GB (SXM4 or PCIe)", 1555, false},
-      {"a100-80gb-pcie", "NVIDIA A100 80GB PCIe", 1935, false},
-      {"a100-80gb", "NVIDIA A100 80GB SXM4", 2039, false},
-      {"h100-pcie", "NVIDIA H100 PCIe 80GB", 2000, true},
-      {"h100-sxm", "NVIDIA H100 SXM5 80GB", 3350, true},
-      {"h100-nvl", "NVIDIA H100 NVL 94GB", 3900, true},
-      {"h200", "NVIDIA H200 141GB (SXM or NVL)", 4800, true},
+      {"a100-40gb", "NVIDIA A100 40GB (SXM4 or PCIe)", 1555, false, 40},
+      {"a100-80gb-pcie", "NVIDIA A100 80GB PCIe", 1935, false, 80},
+      {"a100-80gb", "NVIDIA A100 80GB SXM4", 2039, false, 80},
+      {"h100-pcie", "NVIDIA H100 PCIe 80GB", 2000, true, 80},
+      {"h100-sxm", "NVIDIA H100 SXM5 80GB", 3350, true, 80},
+      {"h100-nvl", "NVIDIA H100 NVL 94GB", 3900, true, 94},
+      {"h200", "NVIDIA H200 141GB (SXM or NVL)", 4800, true, 141},
   };
   return gpus;
 }
@@ -458,7 +459,14 @@ nlohmann::json projectBench(const BenchFile& measured, const std::string& target
   for (const auto& run : measured.doc["runs"]) {
     if (run.contains("error")) continue;
     if (run.value("kernels", "") == "hopper" && !to->hopperFeatures) {
-      left.push_back(run["id"]);
+      left.push_back({{"id", run["id"]}, {"why", "Hopper kernels: the target has no thread block clusters or TMA"}});
+      continue;
+    }
+    if (const double bytes = suiteRunDeviceBytes(run); bytes > kSuiteUsableShare * to->memoryGB * 1e9) {
+      left.push_back({{"id", run["id"]},
+                      {"why", fmt::format("needs about {:.1f} GB of the target's {:.0f} GB: the suite sizes it down "
+                                          "there, so run the suite on that GPU",
+                                          bytes / 1e9, to->memoryGB)}});
       continue;
     }
     const double ms = run["step_time_ms"]["median"];
@@ -484,8 +492,7 @@ nlohmann::json projectBench(const BenchFile& measured, const std::string& target
       {"target_datasheet_gbs", to->bandwidthGBs},
       {"target_copy_gbs_assumed", copy > 0 ? nlohmann::json(copy / scale) : nlohmann::json(nullptr)},
       {"runs", runs},
-      {"left_out", left},
-      {"left_out_why", to->hopperFeatures ? "" : "Hopper-kernel runs: the target has no thread block clusters or TMA"}};
+      {"left_out", left}};
 }
 
 std::string formatProjection(const nlohmann::json& p, const std::string& format) {
@@ -507,8 +514,8 @@ std::string formatProjection(const nlohmann::json& p, const std::string& format)
   out += render(rows, format);
   if (format == "csv") return out;
   out += "\n" + p["projection"].get<std::string>() + "\n";
-  for (const auto& id : p["left_out"])
-    out += fmt::format("left out: {} ({})\n", id.get<std::string>(), p["left_out_why"].get<std::string>());
+  for (const auto& l : p["left_out"])
+    out += fmt::format("left out: {} ({})\n", l["id"].get<std::string>(), l["why"].get<std::string>());
   return out;
 }
 

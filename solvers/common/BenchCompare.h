@@ -44,13 +44,16 @@ struct GpuDatasheet {
   std::string name;
   double bandwidthGBs;
   bool hopperFeatures;
+  double memoryGB;  // HBM capacity, 1e9 bytes
 };
 const std::vector<GpuDatasheet>& knownGpus();
 
 // Step times of a measured file projected onto `target` (a knownGpus key): each run's step time scaled by the
 // ratio of the datasheet bandwidths, i.e. the target is assumed to reach the same fraction of its datasheet
 // bandwidth as the measured GPU did. Hopper-kernel runs are left out for a target without clusters and TMA. The
-// measured GPU's datasheet figure comes from the same table by its name, else from its clocks and bus width.
+// measured GPU's datasheet figure comes from the same table by its name, else from its clocks and bus width. Runs
+// that would not fit the target's memory (the suite's estimate, suiteRunDeviceBytes) are left out too, with why:
+// the suite sizes them down there. left_out: [{id, why}].
 // InputError for an unknown target, or a file without a GPU.
 nlohmann::json projectBench(const BenchFile& measured, const std::string& target);
 std::string formatProjection(const nlohmann::json& projection, const std::string& format);

@@ -25,9 +25,6 @@
 namespace hopsim {
 namespace {
 
-// Cases may take this share of the free memory: the rest is the CUDA context, graphs, observables' scratch.
-constexpr double kUsableShare = 0.85;
-
 // LBM memory per cell: two lattices of Q populations and a flag byte. The in-place layout needs half the
 // populations, but the suite times the default layout, which is two-lattice where memory allows.
 double lbmBytesPerCell(const std::string& lattice, const std::string& precision) {
@@ -39,6 +36,8 @@ double lbmBytesPerCell(const std::string& lattice, const std::string& precision)
 // MD memory per atom on a GPU or the host: positions, velocities, forces, sort keys and a neighbour list of about
 // 80 entries at the LJ benchmark density (cutoff 2.5, skin 0.3); a generous estimate.
 constexpr double kMdBytesPerAtom = 600.0;
+
+constexpr double kUsableShare = kSuiteUsableShare;
 
 // The host side of an LBM bench run: the setup's flags, initial density and velocity in double (LbmSetup), held
 // until the backend is built; on the cpu backend the lattices come on top.
@@ -186,6 +185,15 @@ SuiteCase mdCase(long long unitCells, Backend backend, SuiteScale scale, long lo
 }  // namespace
 
 const char* toString(SuiteScale s) { return s == SuiteScale::Tiny ? "tiny" : "full"; }
+
+double suiteRunDeviceBytes(const nlohmann::json& run) {
+  const std::string solver = run.value("solver", "");
+  if (solver == "lbm" && run.contains("cells") && run.contains("lattice") && run.contains("precision"))
+    return lbmBytesPerCell(run["lattice"].get<std::string>(), run["precision"].get<std::string>()) *
+           run["cells"].get<double>();
+  if (solver == "md" && run.contains("atoms")) return kMdBytesPerAtom * run["atoms"].get<double>();
+  return 0;
+}
 
 SuitePlan planStandardSuite(Backend backend, SuiteScale scale, double memory, bool hopper, double hostMemory) {
   SuitePlan plan;

@@ -20,6 +20,13 @@ inline constexpr int kStandardSuiteVersion = 1;
 enum class SuiteScale { Full, Tiny };
 const char* toString(SuiteScale s);
 
+// Cases may take this share of the free memory: the rest is the CUDA context, graphs, observables' scratch.
+inline constexpr double kSuiteUsableShare = 0.85;
+
+// The device memory a run of a bench document needs, by the estimate the suite sizes its cases with (LBM: two
+// lattices and a flag byte per cell; MD: a generous figure per atom); 0 when the record lacks what it takes.
+double suiteRunDeviceBytes(const nlohmann::json& run);
+
 // One case of the suite: a case file (shipped in inputs/, or written by the suite) with overrides, the kernel
 // families to time and the memory it needs.
 struct SuiteCase {

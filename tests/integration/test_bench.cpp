@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,7 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
@@ -33,6 +33,12 @@ nlohmann::json readJson(const fs::path& p) {
   std::ifstream in(p);
   REQUIRE(in);
   return nlohmann::json::parse(in);
+}
+
+std::string readText(const fs::path& p) {
+  std::ifstream in(p);
+  REQUIRE(in);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 }  // namespace
@@ -116,6 +122,26 @@ TEST_CASE("the CPU suite at the tiny scale writes one valid bench document that 
   REQUIRE(r.code == 0);
   CHECK(r.output.rfind("run," + files[0].stem().string() + " ms/step,", 0) == 0);
   CHECK(runHopsim("compare " + files[0].string() + " " + files[0].string() + " --baseline nowhere").code == 2);
+
+  // --plot: matplotlib's chart, text kept as text in SVG, so the runs and axes can be looked for; a format it does
+  // not draw is refused before anything is written.
+  const fs::path chart = dir.path() / "chart.svg";
+  r = runHopsim("compare " + files[0].string() + " " + (dir.path() / "again.json").string() + " --plot " +
+                chart.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  REQUIRE(fs::exists(chart));
+  const std::string svg = readText(chart);
+  CHECK(svg.rfind("<?xml", 0) == 0);
+  CHECK(svg.find("</svg>") != std::string::npos);
+  CHECK(svg.find("md/lj/mixed/cpu/864") != std::string::npos);
+  CHECK(svg.find("speed over baseline") != std::string::npos);
+  CHECK(svg.find("copy bandwidth ratio (prediction)") != std::string::npos);
+  r = runHopsim("compare " + files[0].string() + " " + (dir.path() / "again.json").string() + " --plot " +
+                (dir.path() / "chart.txt").string());
+  CHECK(r.code == 2);
+  CHECK(r.output.find("must end in .svg, .png or .pdf") != std::string::npos);
+  CHECK(!fs::exists(dir.path() / "chart.txt"));
 
   // One file is a projection's input, not a comparison's; a CPU measurement projects onto no GPU.
   r = runHopsim("compare " + files[0].string());
