@@ -392,3 +392,27 @@ TEST_CASE("the standard suite: every case on a GPU with room, sized down or left
   CHECK(findCase(plan, "md lj mixed 256000 atoms"));
   for (const auto& c : plan.cases) CHECK(c.label.find("half") == std::string::npos);
 }
+
+TEST_CASE("the reference results in docs/bench are valid bench documents of the current suite version",
+          "[unit][bench]") {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(HOPSIM_SOURCE_DIR) / "docs" /
+                                                               "bench")) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    INFO(entry.path().string());
+    const BenchFile f = readBenchFile(entry.path().string());
+    std::string problems;
+    for (const auto& p : checkBenchDocument(f.doc)) problems += p + "\n";
+    CHECK(problems == "");
+    // A suite of another version times other cases: the reference must be measured again when the suite changes.
+    CHECK(f.doc["suite"]["version"] == kStandardSuiteVersion);
+    CHECK(f.doc["provenance"]["gpu"].is_object());
+    // Compared with itself, every run matches at a speed ratio of 1.
+    const nlohmann::json c = compareBench({f, f});
+    CHECK(c["missing"].empty());
+    for (const auto& run : c["runs"])
+      if (!run["ratios"][1].is_null()) CHECK(run["ratios"][1]["speed"].get<double>() == Approx(1.0));
+  }
+  CHECK(files >= 1);
+}
