@@ -81,16 +81,22 @@ void writeCheckpointPart(const std::filesystem::path& file, const CheckpointPart
   f.close("H5Fclose", file);
 }
 
-CheckpointPart readCheckpointPart(const std::filesystem::path& file) {
-  using h5::own;
-  h5::QuietErrors quiet;
+namespace {
+
+// Opens a part file for reading; InputError when it is missing or not HDF5.
+h5::Handle openPart(const std::filesystem::path& file) {
   if (!std::filesystem::is_regular_file(file)) throw InputError(fmt::format("no checkpoint file {}", file.string()));
   const hid_t opened = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (opened < 0) throw InputError(fmt::format("{} is not an HDF5 file (not a hopsim checkpoint)", file.string()));
-  h5::Handle f(opened, H5Fclose);
+  return h5::Handle(opened, H5Fclose);
+}
+
+// The description of an open part file, checked for the format version.
+nlohmann::json readDescription(const h5::Handle& f, const std::filesystem::path& file) {
+  using h5::own;
   if (H5Aexists(f.get(), kDescription) <= 0)
     throw InputError(fmt::format("{} is not a hopsim checkpoint (no '{}' attribute)", file.string(), kDescription));
-  CheckpointPart part;
+  nlohmann::json description;
   {
     auto attr = own(H5Aopen(f.get(), kDescription, H5P_DEFAULT), H5Aclose, "H5Aopen", file);
     auto type = own(H5Aget_type(attr.get()), H5Tclose, "H5Aget_type", file);
@@ -98,15 +104,37 @@ CheckpointPart readCheckpointPart(const std::filesystem::path& file) {
     h5::checkStatus(H5Aread(attr.get(), type.get(), text.data()), "H5Aread", file);
     text.resize(text.find('\0') == std::string::npos ? text.size() : text.find('\0'));
     try {
-      part.description = nlohmann::json::parse(text);
+      description = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
       throw InputError(fmt::format("{}: the checkpoint description is not valid JSON ({})", file.string(), e.what()));
     }
   }
-  if (!part.description.is_object() || part.description.value("format", 0) != kCheckpointFormat)
+  if (!description.is_object() || description.value("format", 0) != kCheckpointFormat)
     throw InputError(fmt::format("{} has checkpoint format {}, this hopsim reads format {}", file.string(),
-                                 part.description.is_object() ? part.description.value("format", 0) : 0,
-                                 kCheckpointFormat));
+                                 description.is_object() ? description.value("format", 0) : 0, kCheckpointFormat));
+  return description;
+}
+
+}  // namespace
+
+nlohmann::json readCheckpointDescription(const std::filesystem::path& file) {
+  h5::QuietErrors quiet;
+  return readDescription(openPart(file), file);
+}
+
+int checkpointRanks(const std::filesystem::path& folder) {
+  const nlohmann::json d = readCheckpointDescription(checkpointPartFile(folder, 0));
+  const int ranks = d.value("ranks", 0);
+  if (ranks < 1) throw InputError(fmt::format("{}: the checkpoint does not say how many ranks wrote it", folder.string()));
+  return ranks;
+}
+
+CheckpointPart readCheckpointPart(const std::filesystem::path& file) {
+  using h5::own;
+  h5::QuietErrors quiet;
+  const h5::Handle f = openPart(file);
+  CheckpointPart part;
+  part.description = readDescription(f, file);
   for (const auto& name : part.description.value("blocks", std::vector<std::string>{})) {
     const std::string what = fmt::format("(dataset {})", name);
     if (H5Lexists(f.get(), name.c_str(), H5P_DEFAULT) <= 0)

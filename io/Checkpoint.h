@@ -48,6 +48,11 @@ CheckpointPart readCheckpoint(const std::filesystem::path& folder, const mpi::Co
 // output.checkpoint: {every: N} and/or {wall_minutes: M}, with located errors.
 CheckpointSpec parseCheckpointSpec(const CaseNode& node);
 
+// The description of one part file (its blocks left unread), and the number of ranks that wrote a checkpoint folder
+// (from rank 0's part): what a run on another number of ranks reads first. InputError as readCheckpoint's.
+nlohmann::json readCheckpointDescription(const std::filesystem::path& file);
+int checkpointRanks(const std::filesystem::path& folder);
+
 // Plain (not atomic) write and read of one part file, for writeCheckpoint, readCheckpoint and tests.
 void writeCheckpointPart(const std::filesystem::path& file, const CheckpointPart& part);
 CheckpointPart readCheckpointPart(const std::filesystem::path& file);

@@ -6,6 +6,10 @@ namespace hopsim::lbm {
 enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
 enum class Precision { Single, Double, Half };  // Half: FP16 storage, FP32 arithmetic (GPU only)
 
+// Populations per cell of a lattice, and the bytes one population takes in storage.
+inline int populationCount(LatticeKind l) { return l == LatticeKind::D2Q9 ? 9 : l == LatticeKind::D3Q19 ? 19 : 27; }
+inline int storageBytes(Precision p) { return p == Precision::Double ? 8 : p == Precision::Single ? 4 : 2; }
+
 // How populations are kept between steps. TwoLattice: read one array, write the other. InPlace: one array updated
 // in place (the AA pattern), half the memory; it cannot do inlet/outlet faces, which fall back to two lattices.
 // Auto: the backend's fastest for the case (the device plan resolves it).

@@ -23,7 +23,6 @@ constexpr StreamingLayout kDefaultLayout = StreamingLayout::TwoLattice;
 int autoTemporalSteps(LatticeKind l) { return l == LatticeKind::D2Q9 ? 4 : 1; }
 
 int dimensionsOf(LatticeKind l) { return l == LatticeKind::D2Q9 ? 2 : 3; }
-int velocitiesOf(LatticeKind l) { return l == LatticeKind::D2Q9 ? 9 : l == LatticeKind::D3Q19 ? 19 : 27; }
 
 // Compute capability major of `gpu`, 0 where it does not exist (the backend then says so when it selects it).
 int computeCapability(int gpu) {
@@ -42,7 +41,7 @@ std::string temporalRefusal(const LbmSetup& s) {
     if (!s.domain.periodic[a]) return "the box is not periodic on every axis or has solid cells";
   if (std::any_of(s.flags.begin(), s.flags.end(), [](std::uint8_t f) { return f != kFluid; }))
     return "the box is not periodic on every axis or has solid cells";
-  if (static_cast<double>(velocitiesOf(s.lattice)) * static_cast<double>(s.domain.cells) > 4294967295.0)
+  if (static_cast<double>(populationCount(s.lattice)) * static_cast<double>(s.domain.cells) > 4294967295.0)
     return "more than 2^32 populations";
   return {};
 }

@@ -26,6 +26,7 @@
 #include "solvers/common/PhaseTimers.h"
 #include "solvers/common/RunControl.h"
 #include "solvers/common/Progress.h"
+#include "solvers/lbm/LbmCheckpoint.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
 #include "solvers/lbm/LbmSimulation.h"
 
@@ -121,47 +122,6 @@ class FieldOutput {
   const LbmCase& case_;
   std::vector<std::unique_ptr<io::FieldSeriesSink>> writers_;
 };
-
-// What a checkpoint says of the run that wrote it, and what a restart checks: the shape of the state (solver,
-// lattice, precision, grid, process grid, geometry) and how the backend laid out its populations.
-nlohmann::json stateDescription(const io::CaseDocument& doc, const LbmCase& c, LbmSimulation& sim) {
-  const nlohmann::json caseJson = doc.toJson();
-  nlohmann::json geometry = nlohmann::json::object();
-  for (const char* key : {"domain", "boundaries", "obstacles"})
-    if (caseJson.contains(key)) geometry[key] = caseJson[key];
-  nlohmann::json d;
-  d["solver"] = "lbm";
-  d["lattice"] = toString(c.lattice);
-  d["precision"] = toString(c.precision);
-  d["cells"] = c.cells;
-  d["process_grid"] = sim.decomposition() ? nlohmann::json(sim.decomposition()->dims()) : nlohmann::json({1, 1, 1});
-  d["geometry"] = geometry.dump();
-  d["population_layout"] = sim.backend().populationLayout();
-  d["hopsim_version"] = HOPSIM_VERSION;
-  return d;
-}
-
-// Throws InputError naming the first difference that makes `written` (a checkpoint's description) unusable here.
-void checkCompatible(const nlohmann::json& written, const nlohmann::json& here, const std::filesystem::path& folder) {
-  const std::pair<const char*, const char*> checks[] = {
-      {"solver", "solver"},
-      {"lattice", "lattice"},
-      {"precision", "precision"},
-      {"cells", "domain.cells"},
-      {"process_grid", "process grid (device.ranks, or the MPI rank count)"},
-      {"geometry", "domain, boundaries or obstacles"},
-      {"population_layout", "population layout (backend, storage and layout of the build and device plan)"}};
-  for (const auto& [key, what] : checks) {
-    const nlohmann::json theirs = written.value(key, nlohmann::json()), ours = here.at(key);
-    if (theirs == ours) continue;
-    const bool text = std::string(key) != "geometry";
-    throw InputError(fmt::format(
-        "the checkpoint {} does not fit this case: its {} is {}, this run's is {}; restart with the case, ranks, "
-        "backend and build that wrote it (written by hopsim {})",
-        folder.string(), what, text ? theirs.dump() : "another", text ? ours.dump() : "different",
-        written.value("hopsim_version", std::string("unknown"))));
-  }
-}
 
 long long nextMultiple(long long step, long long every) { return every > 0 ? (step / every + 1) * every : -1; }
 
@@ -273,13 +233,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   if (restarted) {
     ScopedPhase t(timers, kOther);
     const std::filesystem::path folder = io::findCheckpoint(options.restart);
-    const io::CheckpointPart part = io::readCheckpoint(folder, sim.comm());
-    checkCompatible(part.description, stateDescription(doc, c, sim), folder);
-    try {
-      sim.restoreState(part.description.at("step").get<long long>(), part.block("populations"));
-    } catch (const std::invalid_argument& e) {
-      throw InputError(fmt::format("the checkpoint {} does not fit this case: {}", folder.string(), e.what()));
-    }
+    restoreCheckpoint(folder, doc, c, sim);
     if (talk) std::printf("  restart        from %s (step %lld)\n", folder.string().c_str(), sim.step());
   }
   const long long firstStep = sim.step();
@@ -362,15 +316,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   auto writeCheckpoint = [&]() {
     if (!writes || lastCheckpoint == sim.step()) return;
     ScopedPhase t(timers, kOutput);
-    io::CheckpointPart part;
-    part.description = stateDescription(doc, c, sim);
-    part.description["step"] = sim.step();
-    part.description["time"] = static_cast<double>(sim.step());
-    part.description["case"] = doc.toJson();
-    part.description["case_file"] = c.sourceFile;
-    part.blocks.emplace_back("populations", std::vector<std::byte>{});
-    sim.saveState(part.blocks.back().second);
-    io::writeCheckpoint(outDir, sim.step(), part, sim.comm());
+    io::writeCheckpoint(outDir, sim.step(), checkpointPart(doc, c, sim), sim.comm());
     lastCheckpoint = sim.step();
     control.checkpointed();
   };

@@ -95,15 +95,6 @@ Decomposition::Int3 processGrid(const LbmCase& c, const mpi::Comm& comm) {
   return grid;
 }
 
-int populationCount(LatticeKind l) {
-  switch (l) {
-    case LatticeKind::D2Q9: return 9;
-    case LatticeKind::D3Q19: return 19;
-    case LatticeKind::D3Q27: return 27;
-  }
-  return 27;
-}
-
 // Host bytes per cell (ghosts included) of this rank: the setup (flags, initial density and velocity in double),
 // the owned flags and field copies for output, and on the cpu backend the two population lattices. A CUDA backend
 // keeps its populations in device memory, which it checks itself when it allocates.
@@ -111,8 +102,7 @@ double hostBytesPerCell(const LbmCase& c, Backend backend) {
   double bytes = 1 + 8 + 3 * 8;  // setup: flags, density, velocity
   bytes += 1 + 4 * 8;            // owned flags, density and velocity fields handed to the writers
   if (backend == Backend::Cpu) {
-    const double popBytes = c.precision == Precision::Double ? 8 : c.precision == Precision::Single ? 4 : 2;
-    bytes += 2.0 * populationCount(c.lattice) * popBytes + 1;  // two lattices and the backend's flags
+    bytes += 2.0 * populationCount(c.lattice) * storageBytes(c.precision) + 1;  // two lattices and the backend's flags
   }
   return bytes;
 }
