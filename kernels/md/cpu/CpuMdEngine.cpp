@@ -124,7 +124,10 @@ class CpuMdEngine final : public MdEngine {
     // evaluation here, either of which would make the continued run differ from the uninterrupted one.
     list_.setRegion({0, 0, 0}, box_, interactionRange(config_.lj, config_.skin));
     list_.build(x0_.data(), y0_.data(), z0_.data(), n_, n_);
-    last_ = {st.potential, st.virial, 0, std::isfinite(st.potential) && std::isfinite(st.virial)};
+    last_ = RawThermo{};
+    last_.potential = st.potential;
+    last_.virial = st.virial;
+    last_.finite = std::isfinite(st.potential) && std::isfinite(st.virial);
     verlet_.start(mass_, degreesOfFreedom(n_), twoKinetic());
     verlet_.restore(st.nhXi, st.nhTwoKinetic);
   }
