@@ -18,6 +18,7 @@
 #include "io/CaseReader.h"
 #include "io/Checkpoint.h"
 #include "io/md/MdCaseParser.h"
+#include "kernels/common/DeviceInfo.h"
 #include "solvers/md/DomainMdEngine.h"
 #include "solvers/md/InitialState.h"
 #include "solvers/md/MdSimulation.h"
@@ -169,5 +170,32 @@ TEST_CASE("the decomposed CUDA engine's MPI half saves and restores its state bi
       md::sortById(b);
       checkSameAtoms(a, b);
     }
+  }
+}
+
+// On the GPU machine under mpiexec (ctest's CPU runs exclude [gpu]): the decomposed CUDA engine continued from its
+// checkpoint. NVE and Langevin: Nose-Hoover's kinetic sum is added with atomics on the GPU, not bitwise repeatable.
+TEST_CASE("a decomposed CUDA MD run continued from its checkpoint equals the uninterrupted run bitwise",
+          "[mpi][md][checkpoint][gpu]") {
+  if (hopsim::cudaDeviceCount() == 0) {
+    if (mpi::isRoot()) std::printf("  no CUDA device (or hopsim built without CUDA): GPU case skipped\n");
+    return;
+  }
+  for (const std::string integrator : {kIntegrators[0], kIntegrators[1]}) {
+    INFO(integrator);
+    std::string yaml = ljCase(integrator, 100);
+    yaml.replace(yaml.find("backend: cpu"), 12, "backend: cuda");
+    std::string half = ljCase(integrator, 50);
+    half.replace(half.find("backend: cpu"), 12, "backend: cuda");
+    const fs::path dir = sharedScratch("md_checkpoint_gpu");
+    const auto a = run(yaml, dir / "whole");
+    REQUIRE(a.ok);
+    REQUIRE(a.backend.rfind("cuda", 0) == 0);
+    REQUIRE(run(half, dir / "parts").ok);
+    const auto b = run(yaml, dir / "parts", (dir / "parts").string());
+    REQUIRE(b.ok);
+    if (mpi::isRoot()) checkSameAtoms(a.final, b.final);
+    mpi::Comm::world().barrier();
+    if (mpi::isRoot()) fs::remove_all(dir);
   }
 }
