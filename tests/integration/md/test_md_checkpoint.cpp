@@ -2,9 +2,6 @@
 // with its thermo.csv and trajectory (each thermostat; after a clean stop, a SIGUSR1 or a kill -9); checkpoints that
 // do not fit the case are refused with exit 2 naming the difference; run.json carries the build and host.
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "BackgroundRun.h"
 #include "CatchCompat.h"
 #include "CommandRun.h"
 #include "ScratchDir.h"
@@ -26,8 +24,6 @@
 #include "io/md/MdCaseParser.h"
 #include "solvers/md/InitialState.h"
 #include "solvers/md/MdSimulation.h"
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 using hopsim::io::CaseDocument;
@@ -183,25 +179,6 @@ std::vector<std::vector<std::byte>> atomsOf(const fs::path& dir, long long step)
   return blocks;
 }
 
-pid_t spawn(const std::string& args, const fs::path& log) {
-  pid_t pid = 0;
-  const std::string command = "exec " + std::string(HOPSIM_BINARY) + " " + args + " >" + log.string() + " 2>&1";
-  const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
-  REQUIRE(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) == 0);
-  return pid;
-}
-
-// Kills and reaps a child a failed REQUIRE left running (a run of 2e9 steps must not outlive its test).
-struct Reaper {
-  pid_t pid;
-  bool reaped = false;
-  ~Reaper() {
-    if (reaped) return;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-  }
-};
-
 }  // namespace
 
 TEST_CASE("an MD run killed with SIGKILL continues from its last checkpoint to the uninterrupted state",
@@ -210,17 +187,12 @@ TEST_CASE("an MD run killed with SIGKILL continues from its last checkpoint to t
   const fs::path killed = dir.path() / "killed", whole = dir.path() / "whole";
   fs::create_directories(dir.path());
   // Killed once a few checkpoints are written: the kill falls anywhere in a step, a row, a frame or a checkpoint.
-  const pid_t pid = spawn(liquid(killed, 2000000000) + " --quiet", dir.path() / "log");
-  Reaper reaper{pid};
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < until &&
-         (!fs::exists(killed) || checkpointSteps(killed).empty() || checkpointSteps(killed).back() < 150))
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  reaper.reaped = true;
-  REQUIRE(WIFSIGNALED(status));
+  Child child(liquid(killed, 2000000000) + " --quiet", dir.path() / "log");
+  REQUIRE(waitFor([&] {
+    return fs::exists(killed) && !checkpointSteps(killed).empty() && checkpointSteps(killed).back() >= 150;
+  }));
+  child.signal(SIGKILL);
+  REQUIRE(child.wait() == -SIGKILL);
   const std::vector<long long> kept = checkpointSteps(killed);
   REQUIRE(!kept.empty());
   CHECK(kept.size() <= 2);
@@ -247,23 +219,17 @@ TEST_CASE("SIGUSR1 checkpoints an MD run and exits 75, and the run continues fro
   const std::string endless = "run " + source("inputs/md/lj_liquid.yaml") +
                               " --set 'system.lattice.cells=[4,4,4]' --set thermo.every=5 --set output.every=100"
                               " --set 'output.formats=[h5md]' --set device.backend=cpu --output ";
-  const pid_t pid = spawn(endless + stopped.string() + " --set run.steps=2000000000", dir.path() / "log");
-  Reaper reaper{pid};
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  Child child(endless + stopped.string() + " --set run.steps=2000000000", dir.path() / "log");
   const auto rows = [&] {
     const std::string csv = text(stopped / "thermo.csv.part");
     return std::count(csv.begin(), csv.end(), '\n');
   };
-  while (std::chrono::steady_clock::now() < until && rows() < 20)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ::kill(pid, SIGUSR1);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  reaper.reaped = true;
-  INFO(text(dir.path() / "log"));
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 75);
-  CHECK(text(dir.path() / "log").find("continue with --restart") != std::string::npos);
+  REQUIRE(waitFor([&] { return rows() >= 20; }));
+  child.signal(SIGUSR1);
+  const int code = child.wait();
+  INFO(child.log());
+  REQUIRE(code == 75);
+  CHECK(child.log().find("continue with --restart") != std::string::npos);
   const nlohmann::json j = nlohmann::json::parse(text(stopped / "run.json"));
   CHECK(j["status"] == "interrupted");
   const long long step = j["last_step"].get<long long>();
@@ -287,22 +253,16 @@ TEST_CASE("SIGTERM stops an MD run that sets output.checkpoint with a checkpoint
   ScratchDir dir("md_checkpoint_term");
   const fs::path out = dir.path() / "out";
   fs::create_directories(dir.path());
-  const pid_t pid = spawn(liquid(out, 2000000000) + " --set output.checkpoint.every=100000", dir.path() / "log");
-  Reaper reaper{pid};
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  Child child(liquid(out, 2000000000) + " --set output.checkpoint.every=100000", dir.path() / "log");
   const auto rows = [&] {
     const std::string csv = text(out / "thermo.csv.part");
     return std::count(csv.begin(), csv.end(), '\n');
   };
-  while (std::chrono::steady_clock::now() < until && rows() < 10)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  ::kill(pid, SIGTERM);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  reaper.reaped = true;
-  INFO(text(dir.path() / "log"));
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 143);
+  REQUIRE(waitFor([&] { return rows() >= 10; }));
+  child.signal(SIGTERM);
+  const int code = child.wait();
+  INFO(child.log());
+  CHECK(code == 143);
   const nlohmann::json j = nlohmann::json::parse(text(out / "run.json"));
   CHECK(j["signal"] == "SIGTERM");
   CHECK(checkpointSteps(out) == std::vector<long long>{j["last_step"].get<long long>()});
