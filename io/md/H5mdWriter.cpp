@@ -128,8 +128,20 @@ H5mdWriter::H5mdWriter(std::filesystem::path path, std::size_t particles, const 
     if (ec)
       throw std::runtime_error(fmt::format("cannot continue the H5MD file {}: {}", final_.string(), ec.message()));
   }
-  if (std::filesystem::exists(part_, ec)) reopen(lastStep);
-  else create(creatorVersion);
+  if (!std::filesystem::exists(part_, ec)) {
+    create(creatorVersion);
+    return;
+  }
+  try {
+    reopen(lastStep);
+  } catch (...) {
+    // No destructor runs for a constructor that throws: the file is closed here, so that the caller may set it aside.
+    for (auto& [name, s] : series_) delete s;
+    series_.clear();
+    if (fileId_ >= 0) H5Fclose(fileId_);
+    fileId_ = -1;
+    throw;
+  }
 }
 
 void H5mdWriter::reopen(long long lastStep) {

@@ -143,6 +143,20 @@ TEST_CASE("single precision MD continues bitwise from a checkpoint", "[integrati
   CHECK(text(whole / "thermo.csv") == text(parts / "thermo.csv"));
 }
 
+TEST_CASE("an MD restart sets aside a trajectory HDF5 cannot reopen and starts a new one", "[integration][md][checkpoint]") {
+  ScratchDir dir("md_checkpoint_bad_trajectory");
+  const std::string nve = "{type: nve, dt: 0.005}";
+  REQUIRE(run(ljCase(nve, 50), dir.path()).ok);
+  // What a kill in the middle of an HDF5 write can leave.
+  fs::remove(dir.path() / "trajectory.h5");
+  std::ofstream(dir.path() / "trajectory.h5.part") << "not HDF5";
+  const auto b = run(ljCase(nve, 100), dir.path(), dir.path().string());
+  REQUIRE(b.ok);
+  CHECK(text(dir.path() / "trajectory.unreadable-50.h5") == "not HDF5");
+  CHECK(frameSteps(dir.path() / "trajectory.h5") == std::vector<long long>{100});
+  CHECK(csvSteps(dir.path() / "thermo.csv").back() == 100);
+}
+
 TEST_CASE("MD run.json carries the build, host and device provenance", "[integration][md]") {
   ScratchDir dir("md_run_json");
   REQUIRE(run(ljCase("{type: nve, dt: 0.005}", 10), dir.path()).ok);
