@@ -133,9 +133,17 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
   if (result.plan.backend == Backend::Cuda) {
     // Before any allocation on the GPU: a case that does not fit is refused with what it needs, not a CUDA error
     // halfway through the setup. Ranks of one node share its GPUs.
+    // The least free memory any rank sees, agreed before any rank allocates: a rank that checked after another had
+    // filled the shared GPU would refuse a case that fits.
     const int gpus = std::max(1, cudaDeviceCount());
     const int sharing = ranks.decomposed() ? (ranks.comm.nodeSize() + gpus - 1) / gpus : 1;
-    checkDeviceMemory(c, atomsOnDevice(c, processGrid), sharing, freeDeviceMemory(std::max(0, result.plan.gpu)));
+    std::optional<std::size_t> available = freeDeviceMemory(std::max(0, result.plan.gpu));
+    if (ranks.comm.size() > 1) {
+      std::vector<double> least{available ? -static_cast<double>(*available) : -1e300};
+      ranks.comm.allreduceMax(least);
+      available = least[0] > -1e299 ? std::optional<std::size_t>(static_cast<std::size_t>(-least[0])) : std::nullopt;
+    }
+    checkDeviceMemory(c, atomsOnDevice(c, processGrid), sharing, available);
   }
 
   // Taken first, so that no other run changes the directory (its checkpoints included) while this one reads it.
