@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/CheckpointSpec.h"
 #include "core/DeviceSpec.h"
 #include "core/md/ParticleState.h"
 
@@ -74,6 +75,7 @@ struct MdOutputSettings {
   std::string dir = "out/md";
   long long every = 0;  // 0: final state only
   bool h5md = true, vtk = false;
+  CheckpointSpec checkpoint;  // output.checkpoint (README, "Long runs")
 };
 
 struct MdCase {

@@ -114,6 +114,104 @@ struct H5mdWriter::Series {
 H5mdWriter::H5mdWriter(std::filesystem::path path, std::size_t particles, const std::string& creatorVersion)
     : final_(std::move(path)), part_(final_.string() + ".part"), n_(particles) {
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are reported by the return codes checked here
+  create(creatorVersion);
+}
+
+H5mdWriter::H5mdWriter(std::filesystem::path path, std::size_t particles, const std::string& creatorVersion,
+                       long long lastStep)
+    : final_(std::move(path)), part_(final_.string() + ".part"), n_(particles) {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  std::error_code ec;
+  // A finished trajectory goes back to NAME.part while it grows again: the final name never holds a file in change.
+  if (!std::filesystem::exists(part_, ec) && std::filesystem::exists(final_, ec)) {
+    std::filesystem::rename(final_, part_, ec);
+    if (ec)
+      throw std::runtime_error(fmt::format("cannot continue the H5MD file {}: {}", final_.string(), ec.message()));
+  }
+  if (!std::filesystem::exists(part_, ec)) {
+    create(creatorVersion);
+    return;
+  }
+  try {
+    reopen(lastStep);
+  } catch (...) {
+    // No destructor runs for a constructor that throws: the file is closed here, so that the caller may set it aside.
+    for (auto& [name, s] : series_) delete s;
+    series_.clear();
+    if (fileId_ >= 0) H5Fclose(fileId_);
+    fileId_ = -1;
+    throw;
+  }
+}
+
+void H5mdWriter::reopen(long long lastStep) {
+  fileId_ = H5Fopen(part_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (fileId_ < 0)
+    throw std::runtime_error(fmt::format("cannot open the H5MD file {} to continue it", part_.string()));
+  std::vector<std::string> groups{"particles/all/position", "particles/all/velocity", "particles/all/id",
+                                  "particles/all/box/edges"};
+  if (H5Lexists(fileId_, "observables", H5P_DEFAULT) > 0) {
+    const hid_t obs = checkId(H5Gopen2(fileId_, "observables", H5P_DEFAULT), "opening observables");
+    H5G_info_t info{};
+    check(H5Gget_info(obs, &info), "listing observables");
+    for (hsize_t k = 0; k < info.nlinks; ++k) {
+      const ssize_t len = H5Lget_name_by_idx(obs, ".", H5_INDEX_NAME, H5_ITER_INC, k, nullptr, 0, H5P_DEFAULT);
+      std::string name(static_cast<std::size_t>(std::max<ssize_t>(len, 0)) + 1, '\0');
+      H5Lget_name_by_idx(obs, ".", H5_INDEX_NAME, H5_ITER_INC, k, name.data(), name.size(), H5P_DEFAULT);
+      name.resize(static_cast<std::size_t>(std::max<ssize_t>(len, 0)));
+      groups.push_back("observables/" + name);
+    }
+    H5Gclose(obs);
+  }
+  // H5Lexists link by link: it fails, rather than says no, where a group on the way is missing.
+  const auto exists = [this](const std::string& path) {
+    for (std::size_t end = path.find('/'); ; end = path.find('/', end + 1)) {
+      if (H5Lexists(fileId_, path.substr(0, end).c_str(), H5P_DEFAULT) <= 0) return false;
+      if (end == std::string::npos) return true;
+    }
+  };
+  for (const std::string& group : groups) {
+    if (!exists(group)) continue;  // no frame or sample of it was written
+    auto* ser = new Series;
+    series_.emplace_back(group, ser);
+    ser->group = checkId(H5Gopen2(fileId_, group.c_str(), H5P_DEFAULT), "opening " + group);
+    ser->step = checkId(H5Dopen2(ser->group, "step", H5P_DEFAULT), "opening " + group + "/step");
+    ser->time = checkId(H5Dopen2(ser->group, "time", H5P_DEFAULT), "opening " + group + "/time");
+    ser->value = checkId(H5Dopen2(ser->group, "value", H5P_DEFAULT), "opening " + group + "/value");
+    // The samples up to lastStep (steps ascend): their count k is where every dataset of the series is cut.
+    const hid_t space = H5Dget_space(ser->step);
+    hsize_t count = 0;
+    H5Sget_simple_extent_dims(space, &count, nullptr);
+    H5Sclose(space);
+    std::vector<long long> steps(count);
+    std::vector<double> times(count);
+    if (count > 0) {
+      check(H5Dread(ser->step, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, steps.data()), "reading " + group);
+      check(H5Dread(ser->time, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, times.data()), "reading " + group);
+    }
+    const auto keep = static_cast<hsize_t>(std::upper_bound(steps.begin(), steps.end(), lastStep) - steps.begin());
+    for (hid_t ds : {ser->step, ser->time, ser->value}) {
+      const hid_t sp = H5Dget_space(ds);
+      const int rank = H5Sget_simple_extent_ndims(sp);
+      std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+      H5Sget_simple_extent_dims(sp, dims.data(), nullptr);
+      H5Sclose(sp);
+      if (ds == ser->value && !group.ends_with("/edges") && group.starts_with("particles/") && rank > 1 &&
+          dims[1] != n_)
+        throw std::runtime_error(fmt::format("the H5MD file {} holds {} particles, this run has {}: it is not this "
+                                             "run's trajectory", part_.string(), dims[1], n_));
+      dims[0] = keep;
+      check(H5Dset_extent(ds, dims.data()), "cutting " + group + " at the restart step");
+    }
+    if (group == "particles/all/position") {
+      for (hsize_t k = 0; k < keep; ++k) frameTimes_.emplace_back(steps[k], times[k]);
+      frames_ = static_cast<int>(keep);
+    }
+  }
+  check(H5Fflush(fileId_, H5F_SCOPE_GLOBAL), "flushing the H5MD file");
+}
+
+void H5mdWriter::create(const std::string& creatorVersion) {
   fileId_ = H5Fcreate(part_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (fileId_ < 0) throw std::runtime_error(fmt::format("cannot create the H5MD file {}", part_.string()));
   const hid_t h5md = makeGroups(fileId_, "h5md");

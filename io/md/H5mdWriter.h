@@ -15,6 +15,11 @@ namespace hopsim::io::md {
 class H5mdWriter {
  public:
   H5mdWriter(std::filesystem::path path, std::size_t particles, const std::string& creatorVersion);
+  // Continues the trajectory an earlier run left (a restart from the checkpoint of step `lastStep`): its frames and
+  // observable samples up to `lastStep` are kept, later ones dropped, and frames go on from there. The earlier file
+  // is NAME.part where that run did not finish, else NAME; without either the trajectory starts afresh. Throws
+  // std::runtime_error when the earlier file holds another number of particles or cannot be opened.
+  H5mdWriter(std::filesystem::path path, std::size_t particles, const std::string& creatorVersion, long long lastStep);
   ~H5mdWriter();
   H5mdWriter(const H5mdWriter&) = delete;
   H5mdWriter& operator=(const H5mdWriter&) = delete;
@@ -31,6 +36,8 @@ class H5mdWriter {
   struct Series;
   Series& series(const std::string& group, const std::vector<unsigned long long>& valueShape);
   void writeXdmf() const;
+  void create(const std::string& creatorVersion);
+  void reopen(long long lastStep);
 
   std::filesystem::path final_, part_;
   std::size_t n_;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "io/Checkpoint.h"
 #include "io/DeviceSpecParser.h"
 #include "io/md/H5mdReader.h"
 #include "io/md/LammpsDataReader.h"
@@ -200,9 +201,10 @@ MdCase parseMdCase(const CaseDocument& doc) {
     c.thermoEvery = t->at("every").integer(0, 1LL << 50);
   }
   if (const auto o = root.find("output")) {
-    o->checkKeys({"dir", "every", "formats"});
+    o->checkKeys({"dir", "every", "formats", "checkpoint"});
     if (const auto d = o->find("dir")) c.output.dir = d->string();
     if (const auto e = o->find("every")) c.output.every = e->integer(0, 1LL << 50);
+    if (const auto checkpoint = o->find("checkpoint")) c.output.checkpoint = parseCheckpointSpec(*checkpoint);
     if (const auto f = o->find("formats")) {
       c.output.h5md = c.output.vtk = false;
       for (std::size_t i = 0; i < f->size(); ++i) {

@@ -61,6 +61,11 @@ void VtkParticleWriter::write(long long step, double time, const hopsim::md::Par
   writeSeries();
 }
 
+void VtkParticleWriter::listEarlier(long long step, double time) {
+  const std::string file = fmt::format("{}_{:09d}.vtp", name_, step);
+  if (std::filesystem::exists(dir_ / file)) pieces_.emplace_back(time, file);
+}
+
 void VtkParticleWriter::writeSeries() const {
   std::string out = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
   for (const auto& [t, f] : pieces_) out += fmt::format("    <DataSet timestep=\"{:.17g}\" file=\"{}\"/>\n", t, f);

@@ -20,6 +20,8 @@ class VtkParticleWriter {
   VtkParticleWriter(const VtkParticleWriter&) = delete;
   VtkParticleWriter& operator=(const VtkParticleWriter&) = delete;
   void write(long long step, double time, const hopsim::md::ParticleState& s);
+  // A restarted run: lists the piece an earlier run wrote for `step`, where there is one, without writing it.
+  void listEarlier(long long step, double time);
   void finish();  // the .pvd is rewritten after every piece, so finish() only marks the end
 
  private:

@@ -75,6 +75,10 @@ class DomainMdDevice {
   virtual void scaleVelocities(double s) = 0;
   // Kinetic sum of the owned atoms at the current velocities, recomputed (initial state).
   virtual void measureKinetic() = 0;
+  // Continuing from a checkpoint, after load() built the list from the owned atoms where they stood at the build
+  // that made it: the owned atoms' positions now (owned x, y, z of `now`), the forces of the last evaluation (x y z
+  // per atom, as forces() gives them) and this rank's sums (localSums()). The caller then refreshes the ghosts.
+  virtual void restore(const LocalAtoms<S>& now, const std::vector<double>& forces, const RawThermo& sums) = 0;
 
   // Ghost refresh, swap by swap in order (later swaps send ghosts earlier ones filled): pack the positions the swap
   // sends (+ its shift) into pinned host memory, the caller exchanges them, unpack writes the received positions

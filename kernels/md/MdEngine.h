@@ -43,6 +43,22 @@ struct EngineStats {
   } domain;
 };
 
+// What an engine needs to continue bitwise from where it stands, for checkpoints (solvers/md/MdCheckpoint.h): this
+// rank's atoms in the engine's own order (the order of its pair sums), their positions at the last neighbour-list
+// build (they decide the next rebuild, and a list built again from them is the same list), the forces of the last
+// evaluation (the next step's first kick reads them), the sums thermo() reports, and the Nose-Hoover variables.
+// Values are held as doubles: exact for float and double storage alike.
+struct EngineState {
+  Box box;
+  double mass = 1;
+  std::size_t atomsInAll = 0;  // over every rank
+  std::vector<double> x, y, z, x0, y0, z0, vx, vy, vz, fx, fy, fz;
+  std::vector<long long> id;
+  double potential = 0, virial = 0, twoKinetic = 0;  // this rank's sums from the last evaluation
+  double nhXi = 0, nhTwoKinetic = 0;  // Nose-Hoover friction, and the run's sum m v^2 its next half-step reads
+  std::size_t size() const { return x.size(); }
+};
+
 struct EngineConfig {
   Precision precision = Precision::Double;
   LjSettings lj;
@@ -66,6 +82,11 @@ class MdEngine {
   // Forces at the current positions (for tests), in the order of download().
   virtual void forces(std::vector<double>& fx, std::vector<double>& fy, std::vector<double>& fz) = 0;
   virtual EngineStats stats() const = 0;
+  // This rank's part of the state (collective in a decomposed run: every rank calls it).
+  virtual void saveState(EngineState& state) = 0;
+  // In place of initialize(): takes up a state that saveState() of an engine of the same kind, precision and ranks
+  // left, so that the next advance() continues as the engine that saved it would have (collective).
+  virtual void restoreState(const EngineState& state) = 0;
   virtual std::string backendName() const = 0;   // "cpu (2 OpenMP threads)", "cuda (NVIDIA H200)"
 };
 

@@ -124,6 +124,57 @@ class CudaDomainMdEngine final : public MdEngine {
     return s;
   }
 
+  void saveState(EngineState& st) override {
+    st.box.length = box_;
+    st.mass = mass_;
+    st.atomsInAll = nGlobal_;
+    device_->download(atoms_);
+    const auto put = [](std::vector<double>& to, const std::vector<S>& from) { to.assign(from.begin(), from.end()); };
+    put(st.x, atoms_.x), put(st.y, atoms_.y), put(st.z, atoms_.z), put(st.x0, x0_), put(st.y0, y0_), put(st.z0, z0_);
+    put(st.vx, atoms_.vx), put(st.vy, atoms_.vy), put(st.vz, atoms_.vz);
+    const std::vector<double> f = device_->forces();
+    const std::size_t n = atoms_.owned;
+    for (auto* v : {&st.fx, &st.fy, &st.fz}) v->resize(n);
+    for (std::size_t i = 0; i < n; ++i) st.fx[i] = f[3 * i], st.fy[i] = f[3 * i + 1], st.fz[i] = f[3 * i + 2];
+    st.id = atoms_.id;
+    const RawThermo sums = device_->localSums();
+    st.potential = sums.potential;
+    st.virial = sums.virial;
+    st.twoKinetic = sums.twoKinetic;
+    st.nhXi = nh_.xi;
+    st.nhTwoKinetic = twoKe_;
+  }
+
+  // As DomainMdEngine::restoreState: the rebuild that made the saved list replayed from the owned atoms where they
+  // stood then (the same ghosts, the same list on the GPU), then the atoms moved to where they are now and the ghosts
+  // refreshed as every step since did.
+  void restoreState(const EngineState& st) override {
+    nGlobal_ = st.atomsInAll;
+    mass_ = st.mass;
+    box_ = st.box.length;
+    const auto& in = config_.integrator;
+    if (in.type == IntegratorType::NoseHoover) nh_ = noseHooverStart(in, degreesOfFreedom(nGlobal_));
+    nh_.xi = st.nhXi;
+    twoKe_ = st.nhTwoKinetic;
+    device_->setMass(mass_);
+    atoms_.clear();
+    for (std::size_t i = 0; i < st.size(); ++i)
+      atoms_.pushOwned(S(st.x0[i]), S(st.y0[i]), S(st.z0[i]), S(st.vx[i]), S(st.vy[i]), S(st.vz[i]), st.id[i]);
+    exchange_.borders(atoms_);
+    load();
+    LocalAtoms<S> now;
+    for (std::size_t i = 0; i < st.size(); ++i)
+      now.pushOwned(S(st.x[i]), S(st.y[i]), S(st.z[i]), S(st.vx[i]), S(st.vy[i]), S(st.vz[i]), st.id[i]);
+    std::vector<double> f(3 * st.size());
+    for (std::size_t i = 0; i < st.size(); ++i) f[3 * i] = st.fx[i], f[3 * i + 1] = st.fy[i], f[3 * i + 2] = st.fz[i];
+    RawThermo sums;
+    sums.potential = st.potential;
+    sums.virial = st.virial;
+    sums.twoKinetic = st.twoKinetic;
+    device_->restore(now, f, sums);
+    forwardGhosts();
+  }
+
   std::string backendName() const override {
     const auto& g = decomp_.dims();
     return fmt::format("cuda ({}) x {} MPI ranks ({}x{}x{})", device_->deviceName(), decomp_.size(), g[0], g[1], g[2]);
@@ -152,12 +203,22 @@ class CudaDomainMdEngine final : public MdEngine {
     p.sort += lap();
     exchange_.borders(atoms_);
     p.borders += lap();
+    load();
+    loadSeconds_ += lap();
+    stats_.neighborSeconds += since(t0);
+  }
+
+  // The owned atoms and ghosts the host holds onto the GPU, the list built there; the owned positions kept as the
+  // list's reference (checkpoints save them: the GPU keeps its copy for the displacement test only).
+  void load() {
     std::vector<GhostSwap<S>> swaps;
     for (const auto& s : exchange_.swaps()) swaps.push_back({s.axis, s.shift, &s.indices, s.first, s.count, toSelf(s)});
     device_->load(atoms_, swaps);
-    loadSeconds_ += lap();
     owned_ = atoms_.owned;
-    stats_.neighborSeconds += since(t0);
+    const auto n = static_cast<std::ptrdiff_t>(owned_);
+    x0_.assign(atoms_.x.begin(), atoms_.x.begin() + n);
+    y0_.assign(atoms_.y.begin(), atoms_.y.begin() + n);
+    z0_.assign(atoms_.z.begin(), atoms_.z.begin() + n);
   }
 
   void forwardGhosts() {
@@ -203,6 +264,7 @@ class CudaDomainMdEngine final : public MdEngine {
   LocalAtoms<S> atoms_;  // host copy: filled at rebuilds and downloads only
   std::vector<S> scratch_;  // reorderOwned()'s spare buffers
   std::vector<long long> scratchId_;
+  std::vector<S> x0_, y0_, z0_;  // owned positions at the last load()
   double twoKe_ = 0;
   double loadSeconds_ = 0;  // host time in device_->load(): staging, upload and list build
   EngineStats stats_;

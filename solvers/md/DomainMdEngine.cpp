@@ -110,6 +110,54 @@ class DomainMdEngine final : public MdEngine {
     return s;
   }
 
+  void saveState(EngineState& st) override {
+    st.box.length = box_;
+    st.mass = mass_;
+    st.atomsInAll = nGlobal_;
+    const std::size_t n = atoms_.owned;
+    const auto put = [n](std::vector<double>& to, const std::vector<S>& from) {
+      to.assign(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(n));
+    };
+    put(st.x, atoms_.x), put(st.y, atoms_.y), put(st.z, atoms_.z), put(st.x0, x0_), put(st.y0, y0_), put(st.z0, z0_);
+    put(st.vx, atoms_.vx), put(st.vy, atoms_.vy), put(st.vz, atoms_.vz), put(st.fx, fx_), put(st.fy, fy_);
+    put(st.fz, fz_);
+    st.id = atoms_.id;
+    st.potential = potential_;
+    st.virial = virial_;
+    st.twoKinetic = localTwoKinetic();
+    st.nhXi = verlet_.noseHooverXi();
+    st.nhTwoKinetic = verlet_.runTwoKinetic();
+  }
+
+  // The rebuild that made the saved list, replayed: the owned atoms where they stood then (x0, as wrapped and
+  // migrated), the same ghosts from every rank's borders() over them, the list over both; then the owned atoms move
+  // to where they are now and forward() brings the ghosts there, as every step since that rebuild did. No migration
+  // or sort: the saved order is the one they left.
+  void restoreState(const EngineState& st) override {
+    nGlobal_ = st.atomsInAll;
+    mass_ = st.mass;
+    box_ = st.box.length;
+    atoms_.clear();
+    for (std::size_t i = 0; i < st.size(); ++i)
+      atoms_.pushOwned(S(st.x0[i]), S(st.y0[i]), S(st.z0[i]), S(st.vx[i]), S(st.vy[i]), S(st.vz[i]), st.id[i]);
+    exchange_.borders(atoms_);
+    list_.build(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned, atoms_.total());
+    const std::size_t n = atoms_.owned;
+    x0_.assign(atoms_.x.begin(), atoms_.x.begin() + static_cast<std::ptrdiff_t>(n));
+    y0_.assign(atoms_.y.begin(), atoms_.y.begin() + static_cast<std::ptrdiff_t>(n));
+    z0_.assign(atoms_.z.begin(), atoms_.z.begin() + static_cast<std::ptrdiff_t>(n));
+    for (std::size_t i = 0; i < n; ++i) atoms_.x[i] = S(st.x[i]), atoms_.y[i] = S(st.y[i]), atoms_.z[i] = S(st.z[i]);
+    exchange_.forward(atoms_);
+    const auto take = [](std::vector<S>& to, const std::vector<double>& from) { to.assign(from.begin(), from.end()); };
+    take(fx_, st.fx), take(fy_, st.fy), take(fz_, st.fz);
+    potential_ = st.potential;
+    virial_ = st.virial;
+    energyFinite_ = std::isfinite(potential_) && std::isfinite(virial_);
+    badForces_ = false;
+    verlet_.start(mass_, degreesOfFreedom(nGlobal_), st.nhTwoKinetic);
+    verlet_.restore(st.nhXi, st.nhTwoKinetic);
+  }
+
   std::string backendName() const override {
     const auto& g = decomp_.dims();
     return fmt::format("cpu ({} OpenMP threads) x {} MPI ranks ({}x{}x{})", omp_get_max_threads(), decomp_.size(),

@@ -1,4 +1,4 @@
-// Molecular dynamics entry point: parse, run, report.
+// Molecular dynamics entry point: parse, run (or continue from a checkpoint with --restart), report.
 #include "solvers/md/MdRun.h"
 
 #include <cstdio>
@@ -12,18 +12,18 @@ namespace hopsim::md {
 
 int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const MdCase c = io::md::parseMdCase(doc);
-  if (!options.restart.empty())
-    throw InputError("--restart: MD runs do not write or read checkpoints yet (LBM runs do); start the MD case "
-                     "afresh");
   // Under mpiexec every rank reads the case; rank 0 speaks for them. More than one rank decomposes the box.
   if (!options.quiet && mpi::isRoot())
     for (const auto& w : doc.warnings()) std::fprintf(stderr, "%s\n", w.c_str());
   const MdRunResult r = runMd(c, options, doc.toJson());
   if (!r.ok) return kExitUnstable;
   if (r.stopSignal == 0) return kExitOk;
-  // MD writes no checkpoint yet: SIGUSR1 ends it as SIGTERM does, not with kExitCheckpointed, on which a batch script
-  // would requeue a run that can only start over.
-  return r.stopSignal == SIGUSR1 ? kExitTerminated : exitCodeForSignal(r.stopSignal);
+  // SIGUSR1 wrote a checkpoint (kExitCheckpointed: a batch script requeues the job with --restart); SIGINT and
+  // SIGTERM wrote one where the case sets output.checkpoint, and exit 130 and 143 all the same. A run whose output is
+  // switched off writes no checkpoint: SIGUSR1 then ends it as SIGTERM does, so that nothing requeues a run that
+  // can only start over.
+  if (r.stopSignal == SIGUSR1 && !r.checkpointed) return kExitTerminated;
+  return exitCodeForSignal(r.stopSignal);
 }
 
 }  // namespace hopsim::md

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "io/AtomicFile.h"
+#include "io/Checkpoint.h"
 #include "io/CsvSeries.h"
 #include "io/OutputLock.h"
 #include "io/md/H5mdWriter.h"
@@ -24,8 +25,10 @@
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/Progress.h"
 #include "solvers/common/RunControl.h"
+#include "solvers/common/RunInfo.h"
 #include "solvers/md/DomainMdEngine.h"
 #include "solvers/md/InitialState.h"
+#include "solvers/md/MdCheckpoint.h"
 
 namespace hopsim::md {
 
@@ -115,18 +118,69 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const nlohmann::js
 MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ranks, const nlohmann::json& caseJson,
                   const std::function<void(const ThermoRow&)>& onThermo) {
   MdRunResult result;
-  // Every rank builds the whole initial state; a decomposed engine keeps what its sub-box owns.
-  checkHostMemory(c, ranks.comm.size() > 1 ? ranks.comm.nodeSize() : 1);
-  const ParticleState initial = initialState(c);
-  const std::size_t n = initial.size();
-  const double volume = initial.box.volume();
   const std::string dir = options.outputDir.empty() ? c.output.dir : options.outputDir;
   // Thermo sums are global on every rank; files and the console belong to rank 0.
   const bool root = ranks.comm.isRoot();
   const bool write = options.writeOutput && root;
   const bool verbose = !options.quiet && root;
+  const bool restarted = !options.restart.empty();
 
   result.plan = planMdDevice(c, options, ranks);
+  const std::array<int, 3> processGrid =
+      ranks.decomposed() ? decompose(c, ranks.comm).dims() : std::array<int, 3>{1, 1, 1};
+  const std::string engineKind = std::string(result.plan.backend == Backend::Cuda ? "cuda" : "cpu") +
+                                 (ranks.decomposed() ? ", decomposed" : "");
+  if (result.plan.backend == Backend::Cuda) {
+    // Before any allocation on the GPU: a case that does not fit is refused with what it needs, not a CUDA error
+    // halfway through the setup. Ranks of one node share its GPUs.
+    // The least free memory any rank sees, agreed before any rank allocates: a rank that checked after another had
+    // filled the shared GPU would refuse a case that fits.
+    const int gpus = std::max(1, cudaDeviceCount());
+    const int sharing = ranks.decomposed() ? (ranks.comm.nodeSize() + gpus - 1) / gpus : 1;
+    std::optional<std::size_t> available = freeDeviceMemory(std::max(0, result.plan.gpu));
+    if (ranks.comm.size() > 1) {
+      std::vector<double> least{available ? -static_cast<double>(*available) : -1e300};
+      ranks.comm.allreduceMax(least);
+      available = least[0] > -1e299 ? std::optional<std::size_t>(static_cast<std::size_t>(-least[0])) : std::nullopt;
+    }
+    checkDeviceMemory(c, atomsOnDevice(c, processGrid), sharing, available);
+  }
+
+  // Taken first, so that no other run changes the directory (its checkpoints included) while this one reads it.
+  // Declared before the writers so that it is released after they have finished.
+  std::unique_ptr<io::OutputLock> lock;
+  if (write) io::ensureDirectory(dir);
+  if (options.writeOutput) lock = io::lockOutputDirectory(dir, ranks.comm, options.quiet);
+
+  // --restart: the checkpoint is read and checked before anything is built or any output opened, so that a refused
+  // checkpoint changes no file. The case's own initial state is then not built at all.
+  ParticleState initial;
+  std::optional<EngineState> resumed;
+  std::filesystem::path restartFolder;
+  long long runFirst = 0;  // the step the run began at (the case's), which run.steps count from
+  // The checkpoint description speaks of the case's box and mass (what a restart can compare before it reads atoms).
+  const Box caseBox = c.system.box();
+  const double caseMass = c.system.kind == MdSystem::Kind::FccLattice ? c.system.lattice.mass : c.system.particles.mass;
+  const nlohmann::json description = checkpointDescription(c, c.system.size(), caseBox, caseMass, engineKind,
+                                                           processGrid);
+  if (restarted) {
+    restartFolder = io::findCheckpoint(options.restart);
+    const io::CheckpointPart part = io::readCheckpoint(restartFolder, ranks.comm);
+    checkCheckpoint(part.description, description, restartFolder);
+    resumed = stateFromBlocks(part, c.system.size());
+    initial.box = resumed->box;
+    initial.mass = resumed->mass;
+    initial.step = part.description.at("step").get<long long>();
+    runFirst = part.description.value("run_first_step", 0LL);
+  } else {
+    // Every rank builds the whole initial state; a decomposed engine keeps what its sub-box owns.
+    checkHostMemory(c, ranks.comm.size() > 1 ? ranks.comm.nodeSize() : 1);
+    initial = initialState(c);
+    runFirst = initial.step;
+  }
+  const std::size_t n = c.system.size();
+  const double volume = initial.box.volume();
+
   auto engine = makeEngine(c, result.plan, false, ranks);
   result.backend = engine->backendName();
   if (verbose) {
@@ -138,29 +192,63 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     std::printf("  integrator %s, dt %g, %lld steps, precision %s, backend %s\n", toString(c.integrator.type),
                 c.integrator.dt, c.steps, toString(c.precision), result.backend.c_str());
     std::printf("  device plan %s\n", describe(result.plan).c_str());
+    if (restarted) std::printf("  restart from %s (step %lld)\n", restartFolder.string().c_str(), initial.step);
   }
 
-  // Declared before the writers so that it is released after they have finished.
-  std::unique_ptr<io::OutputLock> lock;
+  const long long first = initial.step, last = runFirst + c.steps;
+  const double dt = c.integrator.dt;
   std::unique_ptr<io::CsvSeries> csv;
   std::unique_ptr<io::md::H5mdWriter> h5;
 #if HOPSIM_WITH_VTK
   std::unique_ptr<io::VtkParticleWriter> vtk;
 #endif
-  if (write) io::ensureDirectory(dir);
-  if (options.writeOutput) lock = io::lockOutputDirectory(dir, ranks.comm, options.quiet);
   if (write) {
-    csv = std::make_unique<io::CsvSeries>(std::filesystem::path(dir) / "thermo.csv",
-                                          std::vector<std::string>{"step", "time", "temp", "pe", "ke", "etotal", "press"});
-    if (c.output.h5md) h5 = std::make_unique<io::md::H5mdWriter>(std::filesystem::path(dir) / "trajectory.h5", n, HOPSIM_VERSION);
+    const std::vector<std::string> columns{"step", "time", "temp", "pe", "ke", "etotal", "press"};
+    const std::filesystem::path trajectory = std::filesystem::path(dir) / "trajectory.h5";
+    // A restarted run continues the series from the checkpoint's step: no row or frame twice, none missing.
+    if (restarted) csv = std::make_unique<io::CsvSeries>(std::filesystem::path(dir) / "thermo.csv", columns, first);
+    else csv = std::make_unique<io::CsvSeries>(std::filesystem::path(dir) / "thermo.csv", columns);
+    if (c.output.h5md) {
+      if (!restarted) {
+        h5 = std::make_unique<io::md::H5mdWriter>(trajectory, n, HOPSIM_VERSION);
+      } else {
+        try {
+          h5 = std::make_unique<io::md::H5mdWriter>(trajectory, n, HOPSIM_VERSION, first);
+        } catch (const std::runtime_error& e) {
+          // A run killed while HDF5 was writing can leave a file it cannot open again: kept aside, not lost, and
+          // the trajectory goes on in a new file from the restart on.
+          const std::filesystem::path aside =
+              std::filesystem::path(dir) / fmt::format("trajectory.unreadable-{}.h5", first);
+          std::error_code ec;
+          std::filesystem::rename(trajectory.string() + ".part", aside, ec);
+          std::fprintf(stderr, "hopsim md: warning: %s; it is kept as %s and the trajectory continues in a new %s\n",
+                       e.what(), aside.string().c_str(), trajectory.string().c_str());
+          h5 = std::make_unique<io::md::H5mdWriter>(trajectory, n, HOPSIM_VERSION);
+        }
+      }
+    }
 #if HOPSIM_WITH_VTK
-    if (c.output.vtk) vtk = std::make_unique<io::VtkParticleWriter>(std::filesystem::path(dir), "particles");
+    if (c.output.vtk) {
+      vtk = std::make_unique<io::VtkParticleWriter>(std::filesystem::path(dir), "particles");
+      // The pieces an earlier run wrote up to the checkpoint: its first step, the output steps, its last step.
+      if (restarted) {
+        std::vector<long long> steps{runFirst};
+        for (long long s = c.output.every > 0 ? (runFirst / c.output.every + 1) * c.output.every : first;
+             c.output.every > 0 && s < first; s += c.output.every)
+          steps.push_back(s);
+        if (first != runFirst) steps.push_back(first);
+        for (long long s : steps) vtk->listEarlier(s, static_cast<double>(s) * dt);
+      }
+    }
 #endif
   }
 
-  const long long first = initial.step, last = initial.step + c.steps;
-  const double dt = c.integrator.dt;
-  engine->initialize(initial);
+  if (resumed) {
+    engine->restoreState(*resumed);
+    resumed.reset();
+  } else {
+    engine->initialize(initial);
+  }
 
   ParticleState snapshot;
   auto takeThermo = [&](long long step) {
@@ -187,31 +275,55 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
 #endif
   };
   auto due = [](long long step, long long every) { return every > 0 && step % every == 0; };
+  auto nextMultiple = [](long long step, long long every) { return (step / every + 1) * every; };
+
+  const CheckpointSpec& checkpoints = c.output.checkpoint;
+  RunControl control(ranks.comm, checkpoints);
+  long long lastCheckpoint = restarted ? first : -1;
+  long long step = first;
+  // Every rank writes its own atoms (collective); the description is the same on all of them.
+  auto writeCheckpoint = [&]() {
+    if (!options.writeOutput || lastCheckpoint == step) return;
+    io::CheckpointPart part;
+    part.description = description;
+    part.description["step"] = step;
+    part.description["time"] = static_cast<double>(step) * dt;
+    part.description["run_first_step"] = runFirst;
+    part.description["case"] = caseJson;
+    part.description["build"] = buildInfo();
+    EngineState state;
+    engine->saveState(state);
+    addStateBlocks(state, part);
+    io::writeCheckpoint(dir, step, part, ranks.comm);
+    lastCheckpoint = step;
+    control.checkpointed();
+  };
 
   if (verbose) printTableHeader();
-  Progress progress(c.steps, static_cast<double>(n), "Matom-steps/s", verbose && c.steps > 0);
+  Progress progress(std::max(0LL, last - first), static_cast<double>(n), "Matom-steps/s", verbose && last > first);
   const auto start = std::chrono::steady_clock::now();
   ThermoRow row = takeThermo(first);
   result.lastStep = first;
   if (!row.finite) {
     result.ok = false;
-    result.failure = describeFailure(row) + " (in the initial configuration)";
-  } else {
+    result.failure = describeFailure(row) + (restarted ? " (in the checkpoint)" : " (in the initial configuration)");
+  } else if (!restarted) {
+    // A restarted run has its first step's row and frame from the run that wrote the checkpoint.
     emitThermo(row);
     if (c.output.every > 0 || c.steps == 0) writeFrame(first);
   }
-  long long step = first;
-  const RunControl control(ranks.comm, {});
   // Steps per advance call at most: about 0.1 s of work (CPU ~1e6, GPU ~2e8 atom-steps/s), so that a signal ends
   // the run soon; the same on every rank (global atom count), which all meet in the signal check after it.
   const double atomSteps = result.plan.backend == Backend::Cuda ? 2e7 : 1e5;
   const long long chunk =
       std::max<long long>(1, static_cast<long long>(atomSteps / static_cast<double>(std::max<std::size_t>(n, 1))));
   while (result.ok && step < last) {
-    // Advance to the next step where something is due: thermo, output, or the end.
-    long long next = std::min(last, step + chunk);
-    if (c.thermoEvery > 0) next = std::min(next, (step / c.thermoEvery + 1) * c.thermoEvery);
-    if (c.output.every > 0) next = std::min(next, (step / c.output.every + 1) * c.output.every);
+    // Advance to the next step where something is due: thermo, output, a checkpoint, or the end. Chunks end at
+    // multiples of `chunk`, not `chunk` steps after wherever the loop started: a restarted run then stops where the
+    // uninterrupted one did, and the energy evaluations (on the last step of each advance) fall on the same steps.
+    long long next = std::min(last, nextMultiple(step, chunk));
+    for (long long every : {c.thermoEvery, c.output.every, checkpoints.every})
+      if (every > 0) next = std::min(next, nextMultiple(step, every));
     engine->advance(next - step, step);
     row = takeThermo(next);
     if (!row.finite) {
@@ -224,8 +336,17 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     if (due(step, c.thermoEvery) || step == last) emitThermo(row);
     if (due(step, c.output.every) || step == last) writeFrame(step);
     progress.update(step - first);
-    if (result.stopSignal = control.poll().signal; result.stopSignal != 0) break;
+    // Once per chunk (at most ~0.1 s of work), so that a signal ends the run soon and costs one reduction.
+    const RunControl::Verdict verdict = control.poll();
+    if (due(step, checkpoints.every) || verdict.wallCheckpointDue) writeCheckpoint();
+    if (verdict.signal != 0) {
+      result.stopSignal = verdict.signal;
+      // SIGUSR1 asks for a checkpoint to continue from; SIGINT and SIGTERM leave one where the case wants them.
+      if (result.stopSignal == SIGUSR1 || checkpoints.enabled()) writeCheckpoint();
+      break;
+    }
   }
+  result.checkpointed = lastCheckpoint == result.lastStep && result.stopSignal != 0;
   progress.finish(result.lastStep - first);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.stats = engine->stats();
@@ -247,16 +368,24 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     nlohmann::json j;
     j["solver"] = "md";
     j["case"] = caseJson;
+    j["build"] = buildInfo();
+    j["host"] = hostInfo();
+    j["devices"] = devicesInfo();
     j["status"] = !result.ok ? "unstable" : result.stopSignal != 0 ? "interrupted" : "completed";
     if (result.stopSignal != 0) j["signal"] = interrupt::signalName(result.stopSignal);
     if (!result.ok) j["failure"] = result.failure;
     j["atoms"] = n;
     j["first_step"] = first;
     j["last_step"] = result.lastStep;
+    if (restarted) j["restarted_from_step"] = first;
+    if (lastCheckpoint >= 0) j["last_checkpoint"] = io::checkpointFolder(dir, lastCheckpoint).string();
     j["backend"] = result.backend;
     j["device_plan"] = toJson(result.plan);
     j["precision"] = toString(c.precision);
-    j["build"] = {{"version", HOPSIM_VERSION}, {"cuda", HOPSIM_WITH_CUDA != 0}, {"vtk", HOPSIM_WITH_VTK != 0}};
+    if (ranks.decomposed()) {
+      j["ranks"] = ranks.comm.size();
+      j["process_grid"] = processGrid;
+    }
     const double steps = static_cast<double>(result.lastStep - first);
     // An engine reports NaN for a phase it did not time (the CUDA engines do not time force and integration apart).
     auto measured = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
@@ -269,7 +398,7 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
                     {"neighbor_builds", result.stats.neighborBuilds},
                     {"mean_neighbors", result.stats.meanNeighbors},
                     {"max_neighbors", result.stats.maxNeighbors}};
-    io::writeFileAtomic(std::filesystem::path(dir) / "run.json", j.dump(2) + "\n");
+    writeRunJson(std::filesystem::path(dir) / "run.json", j);
   }
   if (verbose) {
     const double steps = static_cast<double>(result.lastStep - first);
@@ -288,11 +417,13 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
   }
   if (!result.ok && root) std::fprintf(stderr, "hopsim md: stopped: %s\n", result.failure.c_str());
   if (result.stopSignal != 0 && root)
-    std::fprintf(stderr, "hopsim md: %s received, stopped at step %lld of %lld%s; %s\n",
+    std::fprintf(stderr, "hopsim md: %s received, stopped at step %lld of %lld; %s\n",
                  interrupt::signalName(result.stopSignal).c_str(), result.lastStep, last,
-                 result.stopSignal == SIGUSR1 ? " (MD runs write no checkpoint yet: exit code 143)" : "",
-                 options.writeOutput ? fmt::format("the series and run.json are in {}", dir).c_str()
-                                     : "nothing was written");
+                 !options.writeOutput ? "nothing was written"
+                 : result.checkpointed
+                     ? fmt::format("checkpoint {}; continue with --restart {}",
+                                   io::checkpointFolder(dir, result.lastStep).string(), dir).c_str()
+                     : fmt::format("the series and run.json are in {}", dir).c_str());
   return result;
 }
 

@@ -23,6 +23,7 @@ struct MdRunResult {
   bool ok = true;
   std::string failure;        // why the run stopped early
   int stopSignal = 0;         // SIGINT, SIGTERM or SIGUSR1 that stopped the run early (ok stays true), else 0
+  bool checkpointed = false;  // stopped by a signal with a checkpoint of lastStep written (--restart continues it)
   long long lastStep = 0;     // the last step reached with finite energies
   EngineStats stats;
   double seconds = 0;         // wall time of the time loop
@@ -51,7 +52,9 @@ std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const DevicePlan& plan, bo
                                      const MdRanks& ranks = {});
 EngineConfig engineConfig(const MdCase& c);
 
-// caseJson (optional) goes into run.json. onThermo is called for each thermo row as it is produced. Every rank of
+// caseJson (optional) goes into run.json and checkpoints. options.restart continues from a checkpoint
+// (output.checkpoint, SIGUSR1) instead of the case's initial state, appending to its series; run.steps count from
+// the step the checkpointed run began at. onThermo is called for each thermo row as it is produced. Every rank of
 // ranks.comm calls it; rank 0 alone prints and writes files, every rank gets the thermo rows, and `final` is
 // filled on rank 0 only in a decomposed run.
 MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ranks,

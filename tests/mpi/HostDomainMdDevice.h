@@ -100,6 +100,15 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
 
   void measureKinetic() override { twoKinetic_ = mass_ * sumSquaredVelocities(atoms()); }
 
+  void restore(const LocalAtoms<S>& now, const std::vector<double>& forces, const RawThermo& sums) override {
+    for (std::size_t i = 0; i < a_.owned; ++i) {
+      a_.x[i] = now.x[i], a_.y[i] = now.y[i], a_.z[i] = now.z[i];
+      fx_[i] = S(forces[3 * i]), fy_[i] = S(forces[3 * i + 1]), fz_[i] = S(forces[3 * i + 2]);
+    }
+    potential_ = sums.potential, virial_ = sums.virial, twoKinetic_ = sums.twoKinetic;
+    bad_ = false;
+  }
+
   std::span<const std::byte> packGhosts(std::size_t swap) override {
     const Swap& s = swaps_.at(swap);
     send_.resize(3 * s.indices.size());

@@ -96,6 +96,42 @@ class CpuMdEngine final : public MdEngine {
     return s;
   }
 
+  void saveState(EngineState& st) override {
+    st.box.length = box_;
+    st.mass = mass_;
+    st.atomsInAll = n_;
+    const auto put = [](std::vector<double>& to, const std::vector<S>& from) { to.assign(from.begin(), from.end()); };
+    put(st.x, x_), put(st.y, y_), put(st.z, z_), put(st.x0, x0_), put(st.y0, y0_), put(st.z0, z0_);
+    put(st.vx, vx_), put(st.vy, vy_), put(st.vz, vz_), put(st.fx, fx_), put(st.fy, fy_), put(st.fz, fz_);
+    st.id = id_;
+    st.potential = last_.potential;
+    st.virial = last_.virial;
+    st.twoKinetic = twoKinetic();
+    st.nhXi = verlet_.noseHooverXi();
+    st.nhTwoKinetic = verlet_.runTwoKinetic();
+  }
+
+  void restoreState(const EngineState& st) override {
+    n_ = st.size();
+    mass_ = st.mass;
+    box_ = st.box.length;
+    const auto take = [](std::vector<S>& to, const std::vector<double>& from) { to.assign(from.begin(), from.end()); };
+    take(x_, st.x), take(y_, st.y), take(z_, st.z), take(x0_, st.x0), take(y0_, st.y0), take(z0_, st.z0);
+    take(vx_, st.vx), take(vy_, st.vy), take(vz_, st.vz), take(fx_, st.fx), take(fy_, st.fy), take(fz_, st.fz);
+    id_ = st.id;
+    // The list from the positions it was built from, in the order the atoms have had since that build (rebuild()
+    // sorted them then): the same neighbours in the same order, hence the same pair sums. No sort and no force
+    // evaluation here, either of which would make the continued run differ from the uninterrupted one.
+    list_.setRegion({0, 0, 0}, box_, interactionRange(config_.lj, config_.skin));
+    list_.build(x0_.data(), y0_.data(), z0_.data(), n_, n_);
+    last_ = RawThermo{};
+    last_.potential = st.potential;
+    last_.virial = st.virial;
+    last_.finite = std::isfinite(st.potential) && std::isfinite(st.virial);
+    verlet_.start(mass_, degreesOfFreedom(n_), twoKinetic());
+    verlet_.restore(st.nhXi, st.nhTwoKinetic);
+  }
+
   std::string backendName() const override { return fmt::format("cpu ({} OpenMP threads)", omp_get_max_threads()); }
 
  private:

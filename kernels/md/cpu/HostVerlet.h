@@ -152,6 +152,15 @@ class HostVerlet {
     }
   }
 
+  // The thermostat's state between steps (checkpoints): Nose-Hoover's friction and the sum m v^2 it reads next.
+  double noseHooverXi() const { return nh_.xi; }
+  double runTwoKinetic() const { return twoKe_; }
+  // After start(): the state a saved engine had.
+  void restore(double xi, double twoKinetic) {
+    nh_.xi = xi;
+    twoKe_ = twoKinetic;
+  }
+
  private:
   IntegratorSettings in_;
   S dt_, dtf_ = 0, trigger_;

@@ -325,6 +325,41 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     HOPSIM_CUDA_CHECK_LAUNCH("kineticKernelScale");
   }
 
+  void restore(const LocalAtoms<S>& now, const std::vector<double>& forces, const RawThermo& sums) override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const std::size_t n = static_cast<std::size_t>(owned_);
+    if (n > 0) {
+      // Positions x y z per atom through unpackGhostsKernel, which also sets pos (slots 0 .. n - 1 are the owned
+      // atoms); x0 keeps the positions load() built the list from.
+      std::vector<S> xyz(3 * n);
+      std::vector<P> f[3];
+      for (auto& v : f) v.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        xyz[3 * i] = now.x[i], xyz[3 * i + 1] = now.y[i], xyz[3 * i + 2] = now.z[i];
+        for (int c = 0; c < 3; ++c) f[c][i] = P(forces[3 * i + c]);
+      }
+      S* staged = nullptr;
+      deviceAlloc(staged, 3 * n);
+      HOPSIM_CUDA_CHECK(cudaMemcpy(staged, xyz.data(), 3 * n * sizeof(S), cudaMemcpyHostToDevice));
+      unpackGhostsKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, staged, 0, owned_);
+      HOPSIM_CUDA_CHECK_LAUNCH("unpackGhostsKernel (restored positions)");
+      P* dst[3] = {a_.fx, a_.fy, a_.fz};
+      for (int c = 0; c < 3; ++c)
+        HOPSIM_CUDA_CHECK(cudaMemcpyAsync(dst[c], f[c].data(), n * sizeof(P), cudaMemcpyHostToDevice, stream_));
+      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      deviceFree(staged);
+    }
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostScalars_, ds_, sizeof(DeviceScalars), cudaMemcpyDeviceToHost, stream_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    hostScalars_->potential = sums.potential;
+    hostScalars_->virial = sums.virial;
+    hostScalars_->twoKinetic = sums.twoKinetic;
+    hostScalars_->bad = 0;
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ds_, hostScalars_, sizeof(DeviceScalars), cudaMemcpyHostToDevice, stream_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
   std::span<const std::byte> packGhosts(std::size_t swap) override {
     const SwapSlots& s = swaps_.at(swap);
     if (s.sendCount > 0) {

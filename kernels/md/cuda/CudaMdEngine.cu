@@ -142,6 +142,13 @@ __global__ void __launch_bounds__(kListWarps * 32)
   }
 }
 
+// Pair-precision positions from the stored ones, leaving the list's reference positions (a restored state).
+template <class S, class P>
+__global__ void positionsKernel(Arrays<S, P> a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < a.n) a.pos[i] = {P(a.x[i]), P(a.y[i]), P(a.z[i]), P(0)};
+}
+
 // Nose-Hoover bookkeeping on one thread: the half-steps of the shared Trotter split.
 __global__ void noseHooverFirstKernel(DeviceScalars* ds, double dt) {
   ds->nhScale1 = noseHooverHalfStep(ds->nh, ds->twoKinetic, dt);
@@ -187,74 +194,13 @@ class CudaMdEngine final : public MdEngine {
   }
 
   void initialize(const ParticleState& s) override {
-    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
-    freeArrays();
-    destroyGraphs();
-    n_ = static_cast<int>(s.size());
-    mass_ = s.mass;
-    const double range = interactionRange(config_.lj, config_.skin);
-    // Half-range bins: the 5^3 bins around an atom hold ~0.58 of the candidates of 3^3 full-range bins, so the
-    // list build checks fewer pairs; used where every axis has room for 5 bins.
-    box_.reach = 2;
-    for (int d = 0; d < 3; ++d)
-      if (std::floor(s.box.length[d] / (range / 2)) < 5) box_.reach = 1;
-    for (int d = 0; d < 3; ++d) {
-      box_.L[d] = s.box.length[d];
-      box_.H[d] = 0.5 * s.box.length[d];
-      box_.cells[d] = std::max(1, static_cast<int>(std::floor(s.box.length[d] * box_.reach / range)));
-      box_.inverseCell[d] = box_.cells[d] / s.box.length[d];
-    }
-    ncell_ = box_.cells[0] * box_.cells[1] * box_.cells[2];
-    // The row-wise build needs >= 5 bins per axis (then a search span never names a bin twice, BinStencil.h).
-    fastList_ = box_.reach == 2;
-    double longest = 0;
-    for (int d = 0; d < 3; ++d) {
-      grid_.axis[d].cells = box_.cells[d];
-      grid_.axis[d].length = P(box_.L[d]);
-      grid_.axis[d].width = P(box_.L[d] / box_.cells[d]);
-      grid_.axis[d].inverse = P(box_.inverseCell[d]);
-      longest = std::max(longest, box_.L[d]);
-    }
-    // Bins are chosen for a slightly larger sphere than the listed one, so that rounding positions to P (bins come
-    // from S positions) never hides a bin that holds a pair within range.
-    grid_.search = P(range * (1 + 1e-6) + 16 * std::numeric_limits<P>::epsilon() * longest);
-    grid_.rangeSq = P(range * range);
-    listCounts_.invalidate();
-    a_.n = n_;
-    a_.stride = 96;
-    for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceAlloc(*p, n_);
-    for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceAlloc(*p, n_);
-    deviceAlloc(a_.pos, n_);
-    deviceAlloc(a_.id, n_);
-    deviceAlloc(a_.ncount, n_);
-    deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * n_);
-    deviceAlloc(keys_, n_), deviceAlloc(keysSorted_, n_), deviceAlloc(values_, n_), deviceAlloc(order_, n_);
-    deviceAlloc(scratch_, static_cast<std::size_t>(n_) * sizeof(double));
-    deviceAlloc(cellStart_, static_cast<std::size_t>(ncell_) + 1);
-    sortBytes_ = 0;
-    HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
-                                                      sortBits(), stream_));
-    deviceAlloc(sortTemp_, sortBytes_);
-
+    setup(s.box, s.size(), s.mass);
     upload(a_.x, s.x), upload(a_.y, s.y), upload(a_.z, s.z);
     upload(a_.vx, s.vx), upload(a_.vy, s.vy), upload(a_.vz, s.vz);
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(a_.id, s.id.data(), n_ * sizeof(long long), cudaMemcpyHostToDevice, stream_));
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(a_.fx, 0, n_ * sizeof(P), stream_));
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(a_.fy, 0, n_ * sizeof(P), stream_));
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(a_.fz, 0, n_ * sizeof(P), stream_));
-
-    const auto& in = config_.integrator;
-    params_.dt = in.dt;
-    params_.dtf = 0.5 * in.dt / mass_;
-    params_.trigger = rebuildDisplacementSq(config_.skin);
-    params_.useLangevin = in.type == IntegratorType::Langevin;
-    params_.useScale = in.type == IntegratorType::NoseHoover;
-    if (params_.useLangevin) params_.langevin = langevinParams(in, mass_);
-    DeviceScalars init{};
-    init.nhScale1 = init.nhScale2 = 1.0;
-    if (params_.useScale) init.nh = noseHooverStart(in, degreesOfFreedom(static_cast<std::size_t>(n_)));
-    *hostScalars_ = init;
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ds_, hostScalars_, sizeof(DeviceScalars), cudaMemcpyHostToDevice, stream_));
 
     // Wrap in double on the host already happened; narrowing to float can land on L: clamp through a refresh.
     rebuild();
@@ -268,6 +214,50 @@ class CudaMdEngine final : public MdEngine {
     HOPSIM_CUDA_CHECK_LAUNCH("integrateSecondKernel (kinetic energy)");
     kineticKernelScale<<<1, 1, 0, stream_>>>(ds_, mass_);
     HOPSIM_CUDA_CHECK_LAUNCH("kineticKernelScale");
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  void saveState(EngineState& st) override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    st.box.length = {box_.L[0], box_.L[1], box_.L[2]};
+    st.mass = mass_;
+    st.atomsInAll = static_cast<std::size_t>(n_);
+    fetch(a_.x, st.x), fetch(a_.y, st.y), fetch(a_.z, st.z), fetch(a_.x0, st.x0), fetch(a_.y0, st.y0);
+    fetch(a_.z0, st.z0), fetch(a_.vx, st.vx), fetch(a_.vy, st.vy), fetch(a_.vz, st.vz);
+    fetch(a_.fx, st.fx), fetch(a_.fy, st.fy), fetch(a_.fz, st.fz);
+    st.id.resize(static_cast<std::size_t>(n_));
+    HOPSIM_CUDA_CHECK(cudaMemcpy(st.id.data(), a_.id, n_ * sizeof(long long), cudaMemcpyDeviceToHost));
+    HOPSIM_CUDA_CHECK(cudaMemcpy(hostScalars_, ds_, sizeof(DeviceScalars), cudaMemcpyDeviceToHost));
+    st.potential = hostScalars_->potential;
+    st.virial = hostScalars_->virial;
+    st.twoKinetic = hostScalars_->twoKinetic;
+    st.nhXi = hostScalars_->nh.xi;
+    st.nhTwoKinetic = hostScalars_->twoKinetic;  // what noseHooverFirstKernel reads
+  }
+
+  // The atoms where they stood at the last list build go through rebuild(): they are sorted by bin already (that
+  // build sorted them) and the radix sort is stable, so the order stays the saved one, and the list is built from
+  // the same positions as then (the same neighbours in the same order). Then the atoms move to where they are now,
+  // with the saved forces and sums: no force evaluation, which could round differently from the saved one.
+  void restoreState(const EngineState& st) override {
+    setup(st.box, st.size(), st.mass);
+    upload(a_.x, st.x0), upload(a_.y, st.y0), upload(a_.z, st.z0);
+    upload(a_.vx, st.vx), upload(a_.vy, st.vy), upload(a_.vz, st.vz);
+    HOPSIM_CUDA_CHECK(cudaMemcpy(a_.id, st.id.data(), n_ * sizeof(long long), cudaMemcpyHostToDevice));
+    rebuild();
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    upload(a_.x, st.x), upload(a_.y, st.y), upload(a_.z, st.z);
+    upload(a_.fx, st.fx), upload(a_.fy, st.fy), upload(a_.fz, st.fz);
+    positionsKernel<S, P><<<blocksFor(n_), kBlock, 0, stream_>>>(a_);
+    HOPSIM_CUDA_CHECK_LAUNCH("positionsKernel");
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostScalars_, ds_, sizeof(DeviceScalars), cudaMemcpyDeviceToHost, stream_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    hostScalars_->potential = st.potential;
+    hostScalars_->virial = st.virial;
+    hostScalars_->twoKinetic = st.twoKinetic;
+    hostScalars_->nh.xi = st.nhXi;
+    hostScalars_->bad = 0;
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ds_, hostScalars_, sizeof(DeviceScalars), cudaMemcpyHostToDevice, stream_));
     HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
@@ -339,6 +329,71 @@ class CudaMdEngine final : public MdEngine {
   std::string backendName() const override { return "cuda (" + deviceName_ + ", GPU " + std::to_string(gpu_) + ")"; }
 
  private:
+  // The arrays, bins and step parameters for n atoms in `box` (initialize() and restoreState()).
+  void setup(const Box& box, std::size_t atoms, double mass) {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    freeArrays();
+    destroyGraphs();
+    n_ = static_cast<int>(atoms);
+    mass_ = mass;
+    const double range = interactionRange(config_.lj, config_.skin);
+    // Half-range bins: the 5^3 bins around an atom hold ~0.58 of the candidates of 3^3 full-range bins, so the
+    // list build checks fewer pairs; used where every axis has room for 5 bins.
+    box_.reach = 2;
+    for (int d = 0; d < 3; ++d)
+      if (std::floor(box.length[d] / (range / 2)) < 5) box_.reach = 1;
+    for (int d = 0; d < 3; ++d) {
+      box_.L[d] = box.length[d];
+      box_.H[d] = 0.5 * box.length[d];
+      box_.cells[d] = std::max(1, static_cast<int>(std::floor(box.length[d] * box_.reach / range)));
+      box_.inverseCell[d] = box_.cells[d] / box.length[d];
+    }
+    ncell_ = box_.cells[0] * box_.cells[1] * box_.cells[2];
+    // The row-wise build needs >= 5 bins per axis (then a search span never names a bin twice, BinStencil.h).
+    fastList_ = box_.reach == 2;
+    double longest = 0;
+    for (int d = 0; d < 3; ++d) {
+      grid_.axis[d].cells = box_.cells[d];
+      grid_.axis[d].length = P(box_.L[d]);
+      grid_.axis[d].width = P(box_.L[d] / box_.cells[d]);
+      grid_.axis[d].inverse = P(box_.inverseCell[d]);
+      longest = std::max(longest, box_.L[d]);
+    }
+    // Bins are chosen for a slightly larger sphere than the listed one, so that rounding positions to P (bins come
+    // from S positions) never hides a bin that holds a pair within range.
+    grid_.search = P(range * (1 + 1e-6) + 16 * std::numeric_limits<P>::epsilon() * longest);
+    grid_.rangeSq = P(range * range);
+    listCounts_.invalidate();
+    a_.n = n_;
+    a_.stride = 96;
+    for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceAlloc(*p, n_);
+    for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceAlloc(*p, n_);
+    deviceAlloc(a_.pos, n_);
+    deviceAlloc(a_.id, n_);
+    deviceAlloc(a_.ncount, n_);
+    deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * n_);
+    deviceAlloc(keys_, n_), deviceAlloc(keysSorted_, n_), deviceAlloc(values_, n_), deviceAlloc(order_, n_);
+    deviceAlloc(scratch_, static_cast<std::size_t>(n_) * sizeof(double));
+    deviceAlloc(cellStart_, static_cast<std::size_t>(ncell_) + 1);
+    sortBytes_ = 0;
+    HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
+                                                      sortBits(), stream_));
+    deviceAlloc(sortTemp_, sortBytes_);
+
+    const auto& in = config_.integrator;
+    params_.dt = in.dt;
+    params_.dtf = 0.5 * in.dt / mass_;
+    params_.trigger = rebuildDisplacementSq(config_.skin);
+    params_.useLangevin = in.type == IntegratorType::Langevin;
+    params_.useScale = in.type == IntegratorType::NoseHoover;
+    if (params_.useLangevin) params_.langevin = langevinParams(in, mass_);
+    DeviceScalars init{};
+    init.nhScale1 = init.nhScale2 = 1.0;
+    if (params_.useScale) init.nh = noseHooverStart(in, degreesOfFreedom(static_cast<std::size_t>(n_)));
+    *hostScalars_ = init;
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ds_, hostScalars_, sizeof(DeviceScalars), cudaMemcpyHostToDevice, stream_));
+  }
+
   int sortBits() const {
     int bits = 1;
     while ((1LL << bits) < ncell_) ++bits;
