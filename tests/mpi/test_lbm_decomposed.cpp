@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,11 @@ TEST_CASE("decomposed LBM on the GPU equals the one-rank GPU run bitwise", "[mpi
     if (mpi::isRoot()) std::printf("  no CUDA device (or hopsim built without CUDA): GPU case skipped\n");
     return;
   }
+  // A decomposed box updates its wall cells in the boundary pass; one undecomposed box may update them in the bulk
+  // pass (KernelPlan::wallsInBulk), whose arithmetic rounds differently on the GPU (equal to 4e-7 in FP32, not
+  // bitwise; docs/performance.md, "Bounded cases"). The reference takes the boundary pass too, so that the
+  // comparison is of the decomposition alone.
+  ::setenv("HOPSIM_LBM_WALLS_IN_BULK", "0", 1);
   std::vector<Case> all = cases();
   Case half = all[2];
   half.name = "3D D3Q19 TRT FP16 storage: periodic x and z, walls in y, body force, sphere";
@@ -175,6 +181,7 @@ TEST_CASE("decomposed LBM on the GPU equals the one-rank GPU run bitwise", "[mpi
   // Both transports: through pinned host memory, and GPU to GPU through CUDA IPC (ranks of one node).
   compareWithOneRank(hopsim::Backend::Cuda, all, "staged");
   compareWithOneRank(hopsim::Backend::Cuda, all, "ipc");
+  ::unsetenv("HOPSIM_LBM_WALLS_IN_BULK");
 }
 
 TEST_CASE("the direct GPU halo transport is refused where planes live in host memory", "[mpi][lbm]") {

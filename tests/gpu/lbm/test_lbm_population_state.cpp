@@ -1,6 +1,7 @@
 // The population state a checkpoint holds: a backend loaded with what another saved continues as the one that saved
 // it, bitwise, on every lattice, precision, layout and launch parity; one generic check for the CPU backend (runs
 // everywhere) and the CUDA backend (labelled gpu).
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <functional>
@@ -25,7 +26,8 @@ using MakeBackend = std::function<std::unique_ptr<LbmBackend>(const LbmSetup&)>;
 // Runs `first` steps, hands the state to a fresh backend, runs both `then` more steps (forces on the last) and
 // checks that fields, observables and the saved states are equal bit for bit, and the obstacle forces too where
 // `exactForces`. The CUDA backend sums a force over its links with atomicAdd, in an order that differs from launch to
-// launch: the same populations give forces equal to the last few bits only (relative 1e-12 of double sums).
+// launch: the same populations give forces equal to round-off of the sum, 1e-10 of the force's magnitude (a small
+// component is a difference of large link terms, so its own relative error can be far larger).
 void checkContinues(const LbmSetup& setup, const MakeBackend& make, long long first, long long then,
                     bool exactForces) {
   auto original = make(setup);
@@ -52,8 +54,10 @@ void checkContinues(const LbmSetup& setup, const MakeBackend& make, long long fi
     CHECK(forcesA == forcesB);
   } else {
     REQUIRE(forcesA.size() == forcesB.size());
-    for (std::size_t k = 0; k < forcesA.size(); ++k)
-      for (int d = 0; d < 3; ++d) CHECK(forcesB[k][d] == Approx(forcesA[k][d]).epsilon(1e-12).margin(1e-15));
+    for (std::size_t k = 0; k < forcesA.size(); ++k) {
+      const double magnitude = std::abs(forcesA[k][0]) + std::abs(forcesA[k][1]) + std::abs(forcesA[k][2]);
+      for (int d = 0; d < 3; ++d) CHECK(std::abs(forcesB[k][d] - forcesA[k][d]) <= 1e-10 * magnitude + 1e-15);
+    }
   }
   std::vector<std::byte> stateA, stateB;
   original->savePopulations(stateA);
