@@ -88,7 +88,47 @@ nlohmann::json toJsonNode(const YAML::Node& n) {
   return s;
 }
 
-// Checks that a text is something a YAML parser should see: not empty, no NUL bytes, valid UTF-8.
+// The most values a case file may hold. A case is settings (the largest lists: 253 obstacles, a few dozen keys
+// each), so this leaves room to spare; what is larger is data, which goes in data files (system.read: LAMMPS data,
+// H5MD). The parser holds every value as a node of a few hundred bytes: a million of them took 4.5 GB before the case
+// was refused, and the limit is checked before it parses.
+constexpr std::size_t kMaxCaseValues = 200'000;
+
+// Throws when the text holds more than kMaxCaseValues values, at the line where the count passes it. Counted from
+// the separators that start a value (',', ':', '[', '{' and a block sequence's '-') outside comments: an upper bound
+// (a quoted string's commas count too), which is all the limit needs.
+void checkValueCount(const std::string& text, const std::string& name) {
+  std::size_t values = 0;
+  int line = 1, column = 1;
+  bool comment = false, lineStart = true;
+  char previous = '\n';
+  for (const char c : text) {
+    if (c == '\n') {
+      ++line;
+      column = 1;
+      comment = false;
+      lineStart = true;
+      previous = c;
+      continue;
+    }
+    if (!comment && c == '#' && (previous == ' ' || previous == '\t' || previous == '\n')) comment = true;
+    if (!comment) {
+      if (c == ',' || c == ':' || c == '[' || c == '{' || (lineStart && c == '-')) ++values;
+      if (values > kMaxCaseValues)
+        throw CaseError(SourceLocation{name, line, column},
+                        fmt::format("the case file holds more than {} values; a case is settings, not data: atoms "
+                                    "come from data files (system.read: lammps_data or h5md), and an LBM case has at "
+                                    "most 253 obstacles",
+                                    kMaxCaseValues));
+    }
+    if (c != ' ' && c != '\t') lineStart = false;
+    previous = c;
+    ++column;
+  }
+}
+
+// Checks that a text is something a YAML parser should see: not empty, no NUL bytes, valid UTF-8, not more values
+// than a case holds.
 void checkText(const std::string& text, const std::string& name) {
   SourceLocation where{name};
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -106,6 +146,7 @@ void checkText(const std::string& text, const std::string& name) {
         throw CaseError(where, "this file is not UTF-8 text; a case file must be a YAML text file");
     i += extra + 1;
   }
+  checkValueCount(text, name);
 }
 
 std::vector<std::string> splitPath(const std::string& path) {

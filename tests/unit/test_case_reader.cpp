@@ -27,3 +27,22 @@ TEST_CASE("overrides replace values and are located on the command line", "[unit
     CHECK(e.where().override == "--set run.steps=abc");
   }
 }
+
+TEST_CASE("a case file with more values than a case holds is refused before it is parsed, at the line", "[unit]") {
+  // 300,000 obstacles, one per line; the first two lines hold a value each.
+  std::string text = "solver: lbm\nobstacles:\n";
+  for (int i = 0; i < 300000; ++i) text += "  - {name: c, shape: circle, center: [1, 2], radius: 1}\n";
+  try {
+    CaseDocument::fromString(text, "big.yaml");
+    FAIL("no error");
+  } catch (const CaseError& e) {
+    // Each obstacle's line counts 11 ('-', '{', four ':', four ',' and '['): 2 + 11 x 18,182 passes 200,000.
+    CHECK(e.where().file == "big.yaml");
+    CHECK(e.where().line == 2 + 18182);
+    CHECK(std::string(e.what()).find("holds more than 200000 values") != std::string::npos);
+  }
+  // Comments and the value count of an ordinary case: accepted.
+  std::string commented = "solver: lbm  # a comment: with, separators [ { -\n";
+  for (int i = 0; i < 100000; ++i) commented += "# , , , , : : : [ { -\n";
+  CHECK(CaseDocument::fromString(commented, "c.yaml").root().at("solver").string() == "lbm");
+}
