@@ -55,8 +55,23 @@ void checkFields(const std::vector<FieldView>& fields) {
     if (f.components != 1 && f.components != 3)
       throw std::invalid_argument(fmt::format("field '{}' has {} components; 1 or 3 are supported", f.name,
                                               f.components));
-    if (!f.data) throw std::invalid_argument(fmt::format("field '{}' has no data", f.name));
+    if (!f.data && !f.floats) throw std::invalid_argument(fmt::format("field '{}' has no data", f.name));
+    if (f.data && f.floats)
+      throw std::invalid_argument(fmt::format("field '{}' has both double and single values", f.name));
   }
+}
+
+std::vector<FieldView> widened(const std::vector<FieldView>& fields, long long cells,
+                               std::vector<std::vector<double>>& storage) {
+  std::vector<FieldView> out = fields;
+  for (FieldView& f : out) {
+    if (!f.floats) continue;
+    const std::size_t n = static_cast<std::size_t>(cells) * static_cast<std::size_t>(f.components);
+    storage.emplace_back(f.floats, f.floats + n);
+    f.data = storage.back().data();
+    f.floats = nullptr;
+  }
+  return out;
 }
 
 void checkBlocks(const GridGeometry& grid, const std::vector<GridBlock>& blocks) {

@@ -29,12 +29,20 @@ struct GridBlock {
   long long cellCount() const { return count[0] * count[1] * count[2]; }
 };
 
-// One cell-centred field, x fastest then y then z.
+// One cell-centred field, x fastest then y then z: cells.x * y * z * components values in double or in single
+// precision (one of data and floats). A GPU run's single-precision fields reach the writers as the floats the device
+// computed, so that a single-precision file is written without a conversion pass.
 struct FieldView {
-  std::string name;              // "density", "velocity", "flags": letters, digits and '_' only
-  int components = 1;            // 1 (scalar) or 3 (vector: data[cell * 3 + c])
-  const double* data = nullptr;  // cells.x * y * z * components values
+  std::string name;                // "density", "velocity", "flags": letters, digits and '_' only
+  int components = 1;              // 1 (scalar) or 3 (vector: data[cell * 3 + c])
+  const double* data = nullptr;    // double-precision values, or
+  const float* floats = nullptr;   // single-precision values
 };
+
+// `fields` with every single-precision field widened to double (exactly: a float is a double), the values kept in
+// `storage`: for a writer that takes doubles only (FieldSeriesSink::takesSingle). Each field has `cells` cells.
+std::vector<FieldView> widened(const std::vector<FieldView>& fields, long long cells,
+                               std::vector<std::vector<double>>& storage);
 
 // Checks a grid and a set of fields before anything is written, so a bad call never leaves a partial file.
 // Throws std::invalid_argument naming the problem.
@@ -70,6 +78,10 @@ class FieldSeriesSink {
   // a writer of a split grid (then the call is collective over the writer's ranks, and an error on any rank throws
   // on every rank).
   virtual void write(long long step, double time, const std::vector<FieldView>& fields) = 0;
+
+  // Whether write() and writePiece() take single-precision fields (FieldView::floats); a writer that does not is
+  // handed them widened to double (widened()).
+  virtual bool takesSingle() const { return false; }
 
   // Ends the series. Every write leaves the files and the series complete (the series file is rewritten whole, under
   // a temporary name, each step), so the writers here have nothing left to do; a run calls it all the same, on

@@ -1,0 +1,171 @@
+// An LBM run's field files: two host slots, a writer thread, and the collective steps kept on the main thread.
+#include "solvers/lbm/LbmFieldOutput.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/Mpi.h"
+#include "io/FieldOutput.h"
+#include "solvers/lbm/LbmSimulation.h"
+
+namespace hopsim::lbm {
+namespace {
+
+bool wants(const std::vector<FieldName>& fields, FieldName f) {
+  return std::find(fields.begin(), fields.end(), f) != fields.end();
+}
+
+std::vector<std::unique_ptr<io::FieldSeriesSink>> makeWriters(const LbmCase& c, const std::filesystem::path& dir,
+                                                              const LbmSimulation& sim) {
+  io::GridGeometry grid;
+  grid.cells = c.cells;
+  grid.dimensions = c.dimensions;
+  // One rank writes the whole domain; a decomposed run gathers nothing, every rank handing its own block over.
+  std::vector<io::GridBlock> blocks;
+  if (sim.decomposed())
+    for (int r = 0; r < sim.comm().size(); ++r) {
+      const LbmPartition p = sim.ownedPartOf(r);
+      blocks.push_back({p.first, p.count});
+    }
+  return io::makeFieldWriters(c.output, dir, "fields", grid, c.precision != Precision::Double, blocks, sim.comm());
+}
+
+LbmFieldOutput::Mode modeOf(const std::vector<std::unique_ptr<io::FieldSeriesSink>>& writers,
+                            const LbmSimulation& sim) {
+  if (!sim.decomposed()) return LbmFieldOutput::Mode::Thread;
+  for (const auto& w : writers)
+    if (!dynamic_cast<io::PartitionedSeriesSink*>(w.get())) return LbmFieldOutput::Mode::MainThread;
+  return LbmFieldOutput::Mode::ThreadPieces;
+}
+
+}  // namespace
+
+LbmFieldOutput::LbmFieldOutput(const LbmCase& c, const std::filesystem::path& dir, LbmSimulation& sim,
+                               bool synchronous)
+    : case_(c), sim_(sim), writers_(makeWriters(c, dir, sim)), mode_(modeOf(writers_, sim)), rank_(sim.comm().rank()),
+      synchronous_(synchronous), writer_(synchronous || mode_ == Mode::MainThread) {
+  if (wants(c.output.fields, FieldName::Flags)) sim.localFlagField(flags_);
+}
+
+LbmFieldOutput::~LbmFieldOutput() = default;
+
+void LbmFieldOutput::writeSlot(int slot, long long step, double time, bool pieceOnly) {
+  const HostFields h = sim_.fieldCopy(slot);
+  const bool single = h.single;
+  std::vector<io::FieldView> views;
+  const auto add = [&](const char* name, int components, const void* values) {
+    io::FieldView v{name, components, nullptr, nullptr};
+    if (single) v.floats = static_cast<const float*>(values);
+    else v.data = static_cast<const double*>(values);
+    views.push_back(v);
+  };
+  if (wants(case_.output.fields, FieldName::Density)) add("density", 1, h.density);
+  if (wants(case_.output.fields, FieldName::Velocity)) add("velocity", 3, h.velocity);
+  if (wants(case_.output.fields, FieldName::Flags)) views.push_back({"flags", 1, flags_.data(), nullptr});
+  double values = 0;
+  for (const auto& v : views) values += static_cast<double>(h.cells) * v.components;
+  const double valueBytes = case_.precision == Precision::Double ? 8 : 4;
+  for (const auto& w : writers_) {
+    std::vector<std::vector<double>> storage;
+    const std::vector<io::FieldView> given = w->takesSingle() ? views : io::widened(views, h.cells, storage);
+    if (pieceOnly) static_cast<io::PartitionedSeriesSink&>(*w).writePiece(step, time, rank_, given);
+    else w->write(step, time, given);
+    bytes_ += values * valueBytes;
+  }
+}
+
+void LbmFieldOutput::write() {
+  const long long step = sim_.step();
+  const double time = static_cast<double>(step);
+  ++steps_;
+  if (mode_ == Mode::MainThread) {
+    // The device copy is the only part that can overlap here; the collective write follows it on this thread.
+    sim_.startFieldCopy(0);
+    writeSlot(0, step, time, false);
+    return;
+  }
+  const int slot = nextSlot_;
+  nextSlot_ ^= 1;
+  // The slot's fields of two writes ago must be on disk before this write takes the slot.
+  if (slotTicket_[slot]) waited_ += writer_.wait(slotTicket_[slot]);
+  if (mode_ == Mode::ThreadPieces) commitUpTo(slotTicket_[slot]);
+  else writer_.rethrowOnce();
+  sim_.startFieldCopy(slot);
+  const bool pieces = mode_ == Mode::ThreadPieces;
+  slotTicket_[slot] = writer_.submit([this, slot, step, time, pieces] { writeSlot(slot, step, time, pieces); });
+  if (pieces) pending_.push_back({step, time, slotTicket_[slot]});
+  if (synchronous_) {
+    // As the writers did before the thread: the step's files and series complete on return.
+    if (pieces) commitUpTo(slotTicket_[slot]);
+    else writer_.rethrowOnce();
+  }
+}
+
+void LbmFieldOutput::check() {
+  if (mode_ == Mode::Thread) writer_.rethrowOnce();
+}
+
+std::string LbmFieldOutput::writerError() const {
+  const std::exception_ptr e = writer_.error();
+  if (!e) return {};
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& x) {
+    return x.what();
+  } catch (...) {
+    return "the field writer failed";
+  }
+}
+
+void LbmFieldOutput::commitUpTo(io::BackgroundWriter::Ticket ticket) {
+  // Every rank hands over the same steps in the same order, so every rank commits the same ones here, whatever its
+  // writer has done since: the decision is collective.
+  std::vector<Pending> due;
+  std::erase_if(pending_, [&](const Pending& p) {
+    if (p.ticket > ticket) return false;
+    due.push_back(p);
+    return true;
+  });
+  if (due.empty()) return;
+  const mpi::Comm& comm = sim_.comm();
+  mpi::throwIfAnyFailed(comm, writerError(), fmt::format("the field files of step {}", due.back().step));
+  std::string error;
+  if (comm.isRoot()) {
+    try {
+      const std::vector<double> none;
+      std::vector<io::FieldView> listed;
+      if (wants(case_.output.fields, FieldName::Density)) listed.push_back({"density", 1, none.data()});
+      if (wants(case_.output.fields, FieldName::Velocity)) listed.push_back({"velocity", 3, none.data()});
+      if (wants(case_.output.fields, FieldName::Flags)) listed.push_back({"flags", 1, none.data()});
+      for (const Pending& p : due)
+        for (const auto& w : writers_) static_cast<io::PartitionedSeriesSink&>(*w).commitStep(p.step, p.time, listed);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  mpi::throwIfAnyFailed(comm, error, fmt::format("the series files of step {}", due.back().step));
+}
+
+void LbmFieldOutput::listEarlier(long long lastStep) {
+  const std::vector<double> none;
+  std::vector<io::FieldView> views;
+  if (wants(case_.output.fields, FieldName::Density)) views.push_back({"density", 1, none.data()});
+  if (wants(case_.output.fields, FieldName::Velocity)) views.push_back({"velocity", 3, none.data()});
+  if (wants(case_.output.fields, FieldName::Flags)) views.push_back({"flags", 1, none.data()});
+  for (long long s = 0; s <= lastStep; s += case_.output.every) {
+    for (const auto& w : writers_) w->listEarlier(s, static_cast<double>(s), views);
+    if (case_.output.every <= 0) break;
+  }
+}
+
+void LbmFieldOutput::finish() {
+  if (mode_ != Mode::MainThread) {
+    waited_ += writer_.drain();
+    if (mode_ == Mode::ThreadPieces) commitUpTo(slotTicket_[0] > slotTicket_[1] ? slotTicket_[0] : slotTicket_[1]);
+    else writer_.rethrowOnce();
+  }
+  for (const auto& w : writers_) w->finish();
+}
+
+}  // namespace hopsim::lbm
