@@ -19,7 +19,7 @@ BackgroundWriter::~BackgroundWriter() {
   if (thread_.joinable()) thread_.join();
 }
 
-void BackgroundWriter::runOne(std::function<void()>& job) {
+void BackgroundWriter::runOne(std::function<void()>& job, Ticket ticket) {
   const auto t0 = std::chrono::steady_clock::now();
   std::exception_ptr failure;
   try {
@@ -31,21 +31,26 @@ void BackgroundWriter::runOne(std::function<void()>& job) {
   std::lock_guard lock(mutex_);
   busy_ += seconds;
   ++run_;
-  if (failure && !error_) error_ = failure;
+  if (failure && !error_) {
+    error_ = failure;
+    failedTicket_ = ticket;
+  }
 }
 
 void BackgroundWriter::loop() {
   for (;;) {
     std::function<void()> job;
+    Ticket ticket;
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stop_ with nothing queued (the destructor clears the queue)
       job = std::move(queue_.front());
       queue_.pop_front();
+      ticket = completed_ + 1;  // jobs run in the order of their tickets
       if (error_) job = nullptr;  // skipped: nothing is written after a failure
     }
-    if (job) runOne(job);
+    if (job) runOne(job, ticket);
     {
       std::lock_guard lock(mutex_);
       ++completed_;
@@ -63,7 +68,7 @@ BackgroundWriter::Ticket BackgroundWriter::submit(std::function<void()> job) {
       t = ++submitted_;
       skip = error_ != nullptr;
     }
-    if (!skip) runOne(job);
+    if (!skip) runOne(job, t);
     std::lock_guard lock(mutex_);
     completed_ = t;
     return t;
@@ -114,6 +119,11 @@ void BackgroundWriter::rethrowOnce() {
     e = error_;
   }
   std::rethrow_exception(e);
+}
+
+BackgroundWriter::Ticket BackgroundWriter::failedTicket() const {
+  std::lock_guard lock(mutex_);
+  return failedTicket_;
 }
 
 double BackgroundWriter::busySeconds() const {

@@ -37,6 +37,8 @@ class BackgroundWriter {
   // The first job's error, as the exception the job threw; null while every job has succeeded.
   std::exception_ptr error() const;
   bool failed() const { return error() != nullptr; }
+  // The ticket of the job that failed (0: none): the jobs before it succeeded, it and those after it wrote nothing.
+  Ticket failedTicket() const;
   // Rethrows error() on the calling thread, once: a run reports its write error once.
   void rethrowOnce();
 
@@ -47,7 +49,7 @@ class BackgroundWriter {
 
  private:
   void loop();
-  void runOne(std::function<void()>& job);
+  void runOne(std::function<void()>& job, Ticket ticket);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_, finished_;
@@ -56,6 +58,7 @@ class BackgroundWriter {
   bool stop_ = false;
   bool reported_ = false;
   std::exception_ptr error_;
+  Ticket failedTicket_ = 0;
   double busy_ = 0;
   long long run_ = 0;
   std::thread thread_;

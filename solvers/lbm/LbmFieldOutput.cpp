@@ -120,7 +120,8 @@ std::string LbmFieldOutput::writerError() const {
 
 void LbmFieldOutput::commitUpTo(io::BackgroundWriter::Ticket ticket) {
   // Every rank hands over the same steps in the same order, so every rank commits the same ones here, whatever its
-  // writer has done since: the decision is collective.
+  // writer has done since: the decision is collective. A step is named in the series only when every rank wrote
+  // its piece: the steps before the earliest failure on any rank are; that failure then ends the run on every rank.
   std::vector<Pending> due;
   std::erase_if(pending_, [&](const Pending& p) {
     if (p.ticket > ticket) return false;
@@ -129,30 +130,39 @@ void LbmFieldOutput::commitUpTo(io::BackgroundWriter::Ticket ticket) {
   });
   if (due.empty()) return;
   const mpi::Comm& comm = sim_.comm();
-  mpi::throwIfAnyFailed(comm, writerError(), fmt::format("the field files of step {}", due.back().step));
+  const io::BackgroundWriter::Ticket failedHere = writer_.failedTicket();
+  const double none = 1e18;  // tickets count writes: far below
+  const double firstFailure = -comm.allreduceMax(-(failedHere ? static_cast<double>(failedHere) : none));
   std::string error;
   if (comm.isRoot()) {
     try {
-      const std::vector<double> none;
-      std::vector<io::FieldView> listed;
-      if (wants(case_.output.fields, FieldName::Density)) listed.push_back({"density", 1, none.data()});
-      if (wants(case_.output.fields, FieldName::Velocity)) listed.push_back({"velocity", 3, none.data()});
-      if (wants(case_.output.fields, FieldName::Flags)) listed.push_back({"flags", 1, none.data()});
+      const std::vector<io::FieldView> listed = listedViews();
       for (const Pending& p : due)
-        for (const auto& w : writers_) static_cast<io::PartitionedSeriesSink&>(*w).commitStep(p.step, p.time, listed);
+        if (static_cast<double>(p.ticket) < firstFailure)
+          for (const auto& w : writers_)
+            static_cast<io::PartitionedSeriesSink&>(*w).commitStep(p.step, p.time, listed);
     } catch (const std::exception& e) {
       error = e.what();
     }
   }
   mpi::throwIfAnyFailed(comm, error, fmt::format("the series files of step {}", due.back().step));
+  if (firstFailure <= static_cast<double>(ticket))
+    mpi::throwIfAnyFailed(comm, failedHere && failedHere <= ticket ? writerError() : std::string(),
+                          fmt::format("the field files of step {}", due.back().step));
+}
+
+std::vector<io::FieldView> LbmFieldOutput::listedViews() const {
+  // Names and components only: the series lists them, no data are read.
+  std::vector<io::FieldView> views;
+  static const double kNone = 0;
+  if (wants(case_.output.fields, FieldName::Density)) views.push_back({"density", 1, &kNone});
+  if (wants(case_.output.fields, FieldName::Velocity)) views.push_back({"velocity", 3, &kNone});
+  if (wants(case_.output.fields, FieldName::Flags)) views.push_back({"flags", 1, &kNone});
+  return views;
 }
 
 void LbmFieldOutput::listEarlier(long long lastStep) {
-  const std::vector<double> none;
-  std::vector<io::FieldView> views;
-  if (wants(case_.output.fields, FieldName::Density)) views.push_back({"density", 1, none.data()});
-  if (wants(case_.output.fields, FieldName::Velocity)) views.push_back({"velocity", 3, none.data()});
-  if (wants(case_.output.fields, FieldName::Flags)) views.push_back({"flags", 1, none.data()});
+  const std::vector<io::FieldView> views = listedViews();
   for (long long s = 0; s <= lastStep; s += case_.output.every) {
     for (const auto& w : writers_) w->listEarlier(s, static_cast<double>(s), views);
     if (case_.output.every <= 0) break;

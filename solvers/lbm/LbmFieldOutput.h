@@ -75,6 +75,8 @@ class LbmFieldOutput {
   // ThreadPieces: names the pending steps whose pieces were handed over up to `ticket` in the series, after
   // checking collectively that every rank wrote them.
   void commitUpTo(io::BackgroundWriter::Ticket ticket);
+  // The fields' names and components, without data: what the series files list.
+  std::vector<io::FieldView> listedViews() const;
   // The writer's error on this rank, in words ("" when none).
   std::string writerError() const;
 
