@@ -360,7 +360,7 @@ class CudaLbm final : public LbmBackend {
 
   struct FieldCopy {
     PinnedBuffer<T> rho, u;
-    CudaEvent copied;  // recorded on the copy stream after the slot's copy
+    CudaEvent copied{CudaEvent::Sleeping{}};  // recorded on the copy stream after the slot's copy
   };
 
   static const char* storageName() {
@@ -705,7 +705,7 @@ class CudaLbm final : public LbmBackend {
   DeviceBuffer<T> fieldRho_, fieldU_;
   FieldCopy copies_[kSyncSlot + 1];
   CudaStream copyStream_;
-  CudaEvent computed_;
+  CudaEvent computed_{CudaEvent::Sleeping{}};
   int lastCopy_ = -1;
   // The observables ring: kRingSamples folded samples on the device, ringCount_ of them queued since the last read.
   DeviceBuffer<double> ring_;
