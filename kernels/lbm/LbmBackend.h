@@ -98,6 +98,16 @@ class LbmBackend {
     out.swap(samples_);
     return out;
   }
+  // Obstacle forces alike: sampleForces() queues those of the last step that computed forces (advance() with
+  // forcesOnLastStep), readForces() returns the samples queued since the last read, in order, each as
+  // obstacleForces() would have returned it. Read before either ring is full.
+  virtual void sampleForces() { forceSamples_.push_back(obstacleForces()); }
+  virtual std::vector<std::vector<std::array<double, 3>>> readForces() {
+    std::vector<std::vector<std::array<double, 3>>> out;
+    out.swap(forceSamples_);
+    return out;
+  }
+  // Samples each ring holds (observables, forces).
   virtual int observableRingCapacity() const { return 1 << 20; }
   // Force on each obstacle from the last step that computed forces.
   virtual std::vector<std::array<double, 3>> obstacleForces() = 0;
@@ -164,6 +174,7 @@ class LbmBackend {
   };
   std::array<FieldSlot, kFieldSlots> fieldSlots_;
   std::vector<Observables> samples_;
+  std::vector<std::vector<std::array<double, 3>>> forceSamples_;
 };
 
 std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& setup);

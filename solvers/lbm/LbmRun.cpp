@@ -278,6 +278,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     bool row;  // a row of observables.csv; otherwise only the check before field output
   };
   std::vector<Sample> samples;
+  std::vector<long long> forceSteps;  // the steps of the forces sampled since the last read
   std::string unstableWhy;
   long long unstableStep = -1;
   auto sample = [&](long long step, bool row) {
@@ -285,35 +286,45 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     sim.sampleObservables();
     samples.push_back({step, row});
   };
-  // False at the first unstable sample (unstableStep, unstableWhy).
+  auto sampleForces = [&](long long step) {
+    ScopedPhase t(timers, kObservables);
+    sim.sampleForces();
+    forceSteps.push_back(step);
+  };
+  // Reads back the samples and forces queued since the last read. False at the first unstable sample
+  // (unstableStep, unstableWhy). The rows are those the per-sample path writes: forces up to and including that
+  // step, observables before it.
   auto readSamples = [&]() -> bool {
     ScopedPhase t(timers, kObservables);
     const std::vector<Observables> got = sim.readObservables();
-    if (got.size() != samples.size())
-      throw std::logic_error(fmt::format("{} observables read back for {} samples", got.size(), samples.size()));
+    const std::vector<std::vector<std::array<double, 3>>> gotForces = sim.readForces();
+    if (got.size() != samples.size() || gotForces.size() != forceSteps.size())
+      throw std::logic_error(fmt::format("{} observables and {} forces read back for {} and {} samples", got.size(),
+                                         gotForces.size(), samples.size(), forceSteps.size()));
     std::vector<Sample> taken;
     taken.swap(samples);
-    for (std::size_t k = 0; k < got.size(); ++k) {
-      const Observables& o = got[k];
-      if (std::string why = instability(o); !why.empty()) {
+    std::vector<long long> forceTaken;
+    forceTaken.swap(forceSteps);
+    std::size_t good = 0;
+    for (; good < got.size(); ++good)
+      if (std::string why = instability(got[good]); !why.empty()) {
         unstableWhy = std::move(why);
-        unstableStep = taken[k].step;
-        return false;
+        unstableStep = taken[good].step;
+        break;
       }
-      if (taken[k].row && observables)
-        observables->row({io::CsvSeries::cell(taken[k].step), io::CsvSeries::cell(o.mass),
-                          io::CsvSeries::cell(o.kineticEnergy), io::CsvSeries::cell(o.maxSpeed)});
+    for (std::size_t k = 0; k < gotForces.size(); ++k) {
+      if (unstableStep >= 0 && forceTaken[k] > unstableStep) break;
+      const auto& f = gotForces[k];
+      for (std::size_t ob = 0; ob < f.size() && forces; ++ob)
+        forces->row({io::CsvSeries::cell(forceTaken[k]), c.obstacles[ob].name, io::CsvSeries::cell(f[ob][0]),
+                     io::CsvSeries::cell(f[ob][1]), io::CsvSeries::cell(f[ob][2]),
+                     io::CsvSeries::cell(f[ob][0] * cdScale), io::CsvSeries::cell(f[ob][1] * cdScale)});
     }
-    return true;
-  };
-  auto recordForces = [&](long long step) {
-    ScopedPhase t(timers, kObservables);
-    const auto f = sim.forces();
-    for (std::size_t k = 0; k < f.size(); ++k)
-      if (forces)
-        forces->row({io::CsvSeries::cell(step), c.obstacles[k].name, io::CsvSeries::cell(f[k][0]),
-                     io::CsvSeries::cell(f[k][1]), io::CsvSeries::cell(f[k][2]), io::CsvSeries::cell(f[k][0] * cdScale),
-                     io::CsvSeries::cell(f[k][1] * cdScale)});
+    for (std::size_t k = 0; k < good; ++k)
+      if (taken[k].row && observables)
+        observables->row({io::CsvSeries::cell(taken[k].step), io::CsvSeries::cell(got[k].mass),
+                          io::CsvSeries::cell(got[k].kineticEnergy), io::CsvSeries::cell(got[k].maxSpeed)});
+    return good == got.size();
   };
   auto writeFields = [&]() {
     if (!fields) return;
@@ -354,10 +365,10 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   while (status == 0 && sim.step() < total) {
     const long long s = sim.step();
     long long next = total;
-    // Chunks end at field output, forces and checkpoints; observables are sampled inside a chunk, except on the
+    // Chunks end at field output and checkpoints; observables and forces are sampled inside a chunk, except on the
     // reference path (HOPSIM_SYNC_OUTPUT=1), which reads each sample back at once as before.
-    for (long long every : {static_cast<long long>(c.output.every), static_cast<long long>(fr.every),
-                            checkpoints.every, syncOutput ? obsEvery : 0LL})
+    for (long long every : {static_cast<long long>(c.output.every), checkpoints.every, syncOutput ? obsEvery : 0LL,
+                            syncOutput ? static_cast<long long>(fr.every) : 0LL})
       if (every > 0) next = std::min(next, nextMultiple(s, every));
     // Chunks of about 0.25 s of work, so that the progress line stays alive and a signal ends the run soon: from a
     // CPU's rate (~80 MLUPS) at first, then from the rate measured so far (a GPU steps a 256^3 lattice in under a
@@ -368,16 +379,21 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     if (stepped > 0 && updateSeconds > 0)
       chunk = std::max<long long>(1, static_cast<long long>(0.25 * static_cast<double>(stepped) / updateSeconds));
     long long target = std::min(next, s + chunk);
-    if (obsEvery > 0) target = std::min(target, std::max(s + 1, (s / obsEvery + ring - 1) * obsEvery));
-    const bool forceStep = fr.every > 0 && target % fr.every == 0;
+    // No more samples in a chunk than the rings hold.
+    for (long long every : {obsEvery, static_cast<long long>(fr.every)})
+      if (every > 0) target = std::min(target, std::max(s + 1, (s / every + ring - 1) * every));
     const bool fieldsDue = (c.output.every > 0 && target % c.output.every == 0) || target == total;
+    const auto forcesAt = [&](long long step) { return fr.every > 0 && step % fr.every == 0; };
     for (long long at = s; at < target;) {
-      const long long stop = obsEvery > 0 ? std::min(target, nextMultiple(at, obsEvery)) : target;
+      long long stop = target;
+      for (long long every : {obsEvery, static_cast<long long>(fr.every)})
+        if (every > 0) stop = std::min(stop, nextMultiple(at, every));
       {
         ScopedPhase t(timers, kUpdate);
-        sim.advance(stop - at, forceStep && stop == target);
+        sim.advance(stop - at, forcesAt(stop));
       }
       at = stop;
+      if (forcesAt(at)) sampleForces(at);
       const bool rowDue = (obsEvery > 0 && at % obsEvery == 0) || at == total;
       // The state fields are written from is checked first, so that the last files stay good.
       if (rowDue || (at == target && fieldsDue)) sample(at, rowDue);
@@ -390,7 +406,6 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     }
     const long long now = sim.step();
     progress.update(now - firstStep);
-    if (forceStep) recordForces(now);
     if (!readSamples()) {
       status = kExitUnstable;
       break;

@@ -462,6 +462,22 @@ std::vector<Observables> LbmSimulation::readObservables() {
   return o;
 }
 
+std::vector<std::vector<std::array<double, 3>>> LbmSimulation::readForces() {
+  std::vector<std::vector<std::array<double, 3>>> f = backend_->readForces();
+  if (!decomposed() || f.empty()) return f;
+  std::vector<double> flat;
+  for (const auto& sample : f)
+    for (const auto& v : sample) flat.insert(flat.end(), v.begin(), v.end());
+  comm_.allreduceSum(flat);
+  std::size_t at = 0;
+  for (auto& sample : f)
+    for (auto& v : sample) {
+      v = {flat[at], flat[at + 1], flat[at + 2]};
+      at += 3;
+    }
+  return f;
+}
+
 std::vector<std::array<double, 3>> LbmSimulation::forces() {
   std::vector<std::array<double, 3>> f = backend_->obstacleForces();
   if (!decomposed()) return f;

@@ -89,6 +89,9 @@ class LbmSimulation {
   void sampleObservables() { backend_->sampleObservables(); }
   std::vector<Observables> readObservables();
   int observableRingCapacity() const { return backend_->observableRingCapacity(); }
+  // Forces alike (LbmBackend::sampleForces): the last force step's, summed over the ranks when read (collective).
+  void sampleForces() { backend_->sampleForces(); }
+  std::vector<std::vector<std::array<double, 3>>> readForces();
   std::vector<std::array<double, 3>> forces();
   long long cellCount() const;
   long long fluidCellCount() const { return fluidCells_; }

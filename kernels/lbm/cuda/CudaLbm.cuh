@@ -213,6 +213,39 @@ class CudaLbm final : public LbmBackend {
     return out;
   }
 
+  // The last force step's forces, copied on the device into the next slot of the forces ring.
+  void sampleForces() override {
+    if (forceCount_ >= kRingSamples) throw std::logic_error("forces ring full: read it back before sampling again");
+    if (obstacles_) {
+      joinStreams();  // a decomposed step credits forces on both streams
+      const std::size_t per = 3 * static_cast<std::size_t>(obstacles_);
+      if (!forceRing_.size()) {
+        forceRing_ = DeviceBuffer<double>(per * kRingSamples);
+        forceRingHost_ = PinnedBuffer<double>(per * kRingSamples);
+      }
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(forceRing_.get() + per * forceCount_, forces_.get(), per * sizeof(double),
+                                        cudaMemcpyDeviceToDevice, stream_.get()));
+    }
+    ++forceCount_;
+  }
+
+  std::vector<std::vector<std::array<double, 3>>> readForces() override {
+    std::vector<std::vector<std::array<double, 3>>> out(static_cast<std::size_t>(forceCount_));
+    if (forceCount_ && obstacles_) {
+      const std::size_t per = 3 * static_cast<std::size_t>(obstacles_);
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(forceRingHost_.get(), forceRing_.get(), per * forceCount_ * sizeof(double),
+                                        cudaMemcpyDeviceToHost, stream_.get()));
+      stream_.synchronize();
+      for (int k = 0; k < forceCount_; ++k)
+        for (int ob = 0; ob < obstacles_; ++ob) {
+          const double* f = forceRingHost_.get() + per * k + 3 * ob;
+          out[k].push_back({f[0], f[1], f[2]});
+        }
+    }
+    forceCount_ = 0;
+    return out;
+  }
+
   int observableRingCapacity() const override { return kRingSamples; }
 
   void finish() override {
@@ -711,6 +744,10 @@ class CudaLbm final : public LbmBackend {
   DeviceBuffer<double> ring_;
   PinnedBuffer<double> ringHost_;
   int ringCount_ = 0;
+  // The forces ring: kRingSamples samples of 3 doubles per obstacle, forceCount_ queued since the last read.
+  DeviceBuffer<double> forceRing_;
+  PinnedBuffer<double> forceRingHost_;
+  int forceCount_ = 0;
   BulkTarget<L, S> target_;  // p_, f_ and the launch shape, as the bulk update and withAccess() see them
   std::unique_ptr<BulkStep<L, S>> bulk_;
   CudaGraph graphs_[2];
