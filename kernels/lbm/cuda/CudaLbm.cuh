@@ -83,6 +83,12 @@ class CudaLbm final : public LbmBackend {
     stream_.synchronize();
   }
 
+  // A field copy still in flight (a run that failed before its writer took the slot) lands in pinned slots that
+  // are freed below: wait for it first. No throw from a destructor; a failed wait leaves nothing to recover.
+  ~CudaLbm() override {
+    if (copyStream_.get()) cudaStreamSynchronize(copyStream_.get());
+  }
+
   std::string name() const override { return name_; }
 
   std::string description() const override {
