@@ -14,6 +14,7 @@
 #include "core/Mpi.h"
 #include "solvers/common/BenchSuite.h"
 #include "solvers/lbm/LbmBench.h"
+#include "solvers/lbm/LbmOutputBench.h"
 #include "solvers/lbm/LbmRun.h"
 #include "solvers/md/MdBench.h"
 
@@ -70,8 +71,12 @@ int suiteCommand(const BenchArgs& args, const RunOptions& options) {
 }  // namespace
 
 int benchCommand(const BenchArgs& args, const RunOptions& options) {
-  if (!args.suite.empty()) return suiteCommand(args, options);
+  if (!args.suite.empty()) {
+    if (args.withOutput) throw InputError("--with-output runs one case; it does not combine with --suite");
+    return suiteCommand(args, options);
+  }
   nlohmann::json result;
+  bool lbmCase = true;
   if (args.caseFile.empty()) {
     if (!args.overrides.empty()) throw std::runtime_error("--set needs a case file");
     result = benchLbm(lbm::defaultBenchCase(), args, options);
@@ -81,6 +86,8 @@ int benchCommand(const BenchArgs& args, const RunOptions& options) {
     if (solver == "md") {
       // MD has one kernel family and no population layout: options that would choose among them are refused.
       if (!args.layouts.empty()) throw InputError("--layouts applies to LBM cases; an MD case has no population layout");
+      if (args.withOutput) throw InputError("--with-output applies to LBM cases");
+      lbmCase = false;
       RunOptions md = options;
       for (const auto& k : args.kernels) md.kernels = *kernelVariantFrom(k);  // planMdDevice refuses hopper
       md::BenchOptions b;
@@ -90,6 +97,11 @@ int benchCommand(const BenchArgs& args, const RunOptions& options) {
     } else {
       result = benchLbm(io::parseLbmCase(doc), args, options);
     }
+  }
+  // The update-only figure first, then the same case as a user runs it, writing its output while it steps.
+  if (args.withOutput && lbmCase) {
+    lbm::OutputBenchOptions o;
+    result["run_with_output"] = lbm::benchWithOutput(args.caseFile, args.overrides, options, o);
   }
   // Under mpiexec every rank took part; rank 0 reports.
   if (!mpi::isRoot()) return 0;

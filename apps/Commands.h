@@ -24,6 +24,7 @@ struct BenchArgs {
   std::string suite;                    // a named suite (standard) in place of a case
   std::string outDir = ".";             // where a suite's JSON file goes (unless `json` names the file)
   std::string scale = "full";           // full, tiny (a suite for CI)
+  bool withOutput = false;              // LBM: also run the case with its output, timed whole (run_with_output)
 };
 int benchCommand(const BenchArgs& args, const RunOptions& options);
 

@@ -15,6 +15,8 @@ struct RunOptions {
   std::optional<KernelVariant> kernels;   // --kernels
   bool quiet = false;                     // no parameter table, progress or summary (validate, tests)
   bool writeOutput = true;                // false: run in memory only (tests, validation)
+  bool syncOutput = false;                // fields written and observables read back before the run goes on, as
+                                          // HOPSIM_SYNC_OUTPUT=1 (the reference for the overlapped output's tests)
 };
 
 }  // namespace hopsim

@@ -60,13 +60,14 @@ std::vector<std::unique_ptr<FieldSeriesSink>> makeFieldWriters(const lbm::Output
         // file one rank writes of the whole grid; otherwise each rank writes a file of its own, rank 0 joining them
         // in the .xmf as a spatial collection per step.
         if (collectiveHdf5(output, split))
-          writers.push_back(
-              std::make_unique<CollectiveFieldSeriesWriter>(dir, baseName, grid, blocks, singlePrecision, comm));
+          writers.push_back(std::make_unique<CollectiveFieldSeriesWriter>(dir, baseName, grid, blocks, singlePrecision,
+                                                                          comm, output.compression));
         else if (split)
-          writers.push_back(
-              std::make_unique<PartitionedFieldSeriesWriter>(dir, baseName, grid, blocks, singlePrecision, comm));
+          writers.push_back(std::make_unique<PartitionedFieldSeriesWriter>(dir, baseName, grid, blocks,
+                                                                           singlePrecision, comm, output.compression));
         else
-          writers.push_back(std::make_unique<FieldSeriesWriter>(dir, baseName, grid, singlePrecision));
+          writers.push_back(
+              std::make_unique<FieldSeriesWriter>(dir, baseName, grid, singlePrecision, output.compression));
         break;
       case lbm::OutputFormat::Vtk:
         writers.push_back(makeVtkWriter(dir, baseName, grid, singlePrecision, blocks, comm));

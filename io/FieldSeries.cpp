@@ -55,8 +55,23 @@ void checkFields(const std::vector<FieldView>& fields) {
     if (f.components != 1 && f.components != 3)
       throw std::invalid_argument(fmt::format("field '{}' has {} components; 1 or 3 are supported", f.name,
                                               f.components));
-    if (!f.data) throw std::invalid_argument(fmt::format("field '{}' has no data", f.name));
+    if (!f.data && !f.floats) throw std::invalid_argument(fmt::format("field '{}' has no data", f.name));
+    if (f.data && f.floats)
+      throw std::invalid_argument(fmt::format("field '{}' has both double and single values", f.name));
   }
+}
+
+std::vector<FieldView> widened(const std::vector<FieldView>& fields, long long cells,
+                               std::vector<std::vector<double>>& storage) {
+  std::vector<FieldView> out = fields;
+  for (FieldView& f : out) {
+    if (!f.floats) continue;
+    const std::size_t n = static_cast<std::size_t>(cells) * static_cast<std::size_t>(f.components);
+    storage.emplace_back(f.floats, f.floats + n);
+    f.data = storage.back().data();
+    f.floats = nullptr;
+  }
+  return out;
 }
 
 void checkBlocks(const GridGeometry& grid, const std::vector<GridBlock>& blocks) {
@@ -101,9 +116,10 @@ std::filesystem::path SeriesIndex::piecePath(long long step, int piece, const st
   return dir_ / pieceFileName(base_, step, piece, extension);
 }
 
-void SeriesIndex::add(long long step, double time, const std::vector<FieldView>& fields) {
+void SeriesIndex::add(long long step, double time, const std::vector<FieldView>& fields,
+                      std::vector<GridBlock> pieces) {
   stepFileName(base_, step, "");  // throws for a negative step
-  Entry entry{step, time, {}};
+  Entry entry{step, time, {}, std::move(pieces)};
   for (const auto& f : fields) entry.fields.emplace_back(f.name, f.components);
   auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.step == step; });
   if (same != entries_.end())

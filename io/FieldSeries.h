@@ -29,12 +29,20 @@ struct GridBlock {
   long long cellCount() const { return count[0] * count[1] * count[2]; }
 };
 
-// One cell-centred field, x fastest then y then z.
+// One cell-centred field, x fastest then y then z: cells.x * y * z * components values in double or in single
+// precision (one of data and floats). A GPU run's single-precision fields reach the writers as the floats the device
+// computed, so that a single-precision file is written without a conversion pass.
 struct FieldView {
-  std::string name;              // "density", "velocity", "flags": letters, digits and '_' only
-  int components = 1;            // 1 (scalar) or 3 (vector: data[cell * 3 + c])
-  const double* data = nullptr;  // cells.x * y * z * components values
+  std::string name;                // "density", "velocity", "flags": letters, digits and '_' only
+  int components = 1;              // 1 (scalar) or 3 (vector: data[cell * 3 + c])
+  const double* data = nullptr;    // double-precision values, or
+  const float* floats = nullptr;   // single-precision values
 };
+
+// `fields` with every single-precision field widened to double (exactly: a float is a double), the values kept in
+// `storage`: for a writer that takes doubles only (FieldSeriesSink::takesSingle). Each field has `cells` cells.
+std::vector<FieldView> widened(const std::vector<FieldView>& fields, long long cells,
+                               std::vector<std::vector<double>>& storage);
 
 // Checks a grid and a set of fields before anything is written, so a bad call never leaves a partial file.
 // Throws std::invalid_argument naming the problem.
@@ -71,14 +79,19 @@ class FieldSeriesSink {
   // on every rank).
   virtual void write(long long step, double time, const std::vector<FieldView>& fields) = 0;
 
+  // Whether write() and writePiece() take single-precision fields (FieldView::floats); a writer that does not is
+  // handed them widened to double (widened()).
+  virtual bool takesSingle() const { return false; }
+
   // Ends the series. Every write leaves the files and the series complete (the series file is rewritten whole, under
   // a temporary name, each step), so the writers here have nothing left to do; a run calls it all the same, on
   // every rank, so that a writer which holds something back has its place to finish.
   virtual void finish() {}
   // Lists a step that an earlier run of this series wrote (a restarted run continuing it), without writing a file;
   // the series file lists it from the next write on. Every rank calls it, with the step's field names and
-  // components (their data are not read).
-  virtual void listEarlier(long long step, double time, const std::vector<FieldView>& fields) = 0;
+  // components (their data are not read). The HDF5 writers list the step's files as they are on disk (one file, or
+  // pieces written by another number of ranks) and return false, listing nothing, when there are none.
+  virtual bool listEarlier(long long step, double time, const std::vector<FieldView>& fields) = 0;
 };
 
 // The bookkeeping of a series that every writer repeats: its files, named after one base name in one folder, and the
@@ -90,6 +103,9 @@ class SeriesIndex {
     long long step;
     double time;
     std::vector<std::pair<std::string, int>> fields;  // name, components
+    // How the step's files split the grid: empty, one file of the whole grid (<base>_<step>.h5); else one file per
+    // block (<base>_<step>/r<k>.h5). A restarted run lists steps written by another number of ranks as they were.
+    std::vector<GridBlock> pieces;
   };
 
   // Throws std::invalid_argument unless checkBaseName(baseName). seriesExtension names the series file (".xmf").
@@ -102,18 +118,21 @@ class SeriesIndex {
   std::filesystem::path piecePath(long long step, int piece, const std::string& extension) const;
   const std::vector<Entry>& entries() const { return entries_; }
   // Lists the step without rewriting the series file (FieldSeriesSink::listEarlier).
-  void adopt(long long step, double time, const std::vector<FieldView>& fields) { add(step, time, fields); }
+  void adopt(long long step, double time, const std::vector<FieldView>& fields, std::vector<GridBlock> pieces = {}) {
+    add(step, time, fields, std::move(pieces));
+  }
 
   // Lists the step (only the fields' names and components are kept; a negative step throws) and rewrites the series
   // file atomically as seriesText(), which reads entries() with the step in place.
   template <class SeriesText>
-  void record(long long step, double time, const std::vector<FieldView>& fields, SeriesText&& seriesText) {
-    add(step, time, fields);
+  void record(long long step, double time, const std::vector<FieldView>& fields, SeriesText&& seriesText,
+              std::vector<GridBlock> pieces = {}) {
+    add(step, time, fields, std::move(pieces));
     save(seriesText());
   }
 
  private:
-  void add(long long step, double time, const std::vector<FieldView>& fields);
+  void add(long long step, double time, const std::vector<FieldView>& fields, std::vector<GridBlock> pieces);
   void save(const std::string& text) const;
 
   std::filesystem::path dir_;

@@ -13,21 +13,25 @@
 
 namespace hopsim::io {
 
+// Every writer here takes a gzip level: 0 (the default) writes each dataset contiguous, in one block; 1-9 chunks,
+// shuffles and deflates it (output.compression). Returns the level; throws std::invalid_argument outside 0-9.
+int checkGzipLevel(int level);
+
 // The whole grid, written by one process.
 class FieldSeriesWriter : public FieldSeriesSink {
  public:
-  FieldSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid, bool singlePrecision);
+  FieldSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid, bool singlePrecision,
+                    int gzipLevel = 0);
 
   // Writes dir/<base>_<step, zero-padded to 9 digits>.h5 (under a temporary name, renamed when complete) and
   // rewrites dir/<base>.xmf atomically as a temporal collection over all steps written so far. Writing a step
   // again replaces its entry.
   void write(long long step, double time, const std::vector<FieldView>& fields) override;
+  bool takesSingle() const override { return true; }
   // The second half of write(): rewrites dir/<base>.xmf with the step (re)listed; its file must be in place (a
   // collective writer writes it). The fields' data are not read, only their names and components.
   void commitStep(long long step, double time, const std::vector<FieldView>& fields);
-  void listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
-    series_.adopt(step, time, fields);
-  }
+  bool listEarlier(long long step, double time, const std::vector<FieldView>& fields) override;
 
   // dir/<base>.xmf, dir/<base>_<step>.h5
   std::filesystem::path seriesPath() const { return series_.seriesPath(); }
@@ -39,6 +43,7 @@ class FieldSeriesWriter : public FieldSeriesSink {
   SeriesIndex series_;
   GridGeometry grid_;
   bool single_;
+  int gzip_;
 };
 
 // A grid split into blocks (one per MPI rank), each block written by its own rank into a file of its own, and
@@ -48,7 +53,8 @@ class PartitionedFieldSeriesWriter : public PartitionedSeriesSink {
  public:
   PartitionedFieldSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid,
                                std::vector<GridBlock> blocks, bool singlePrecision,
-                               mpi::Comm comm = mpi::Comm::self());
+                               mpi::Comm comm = mpi::Comm::self(), int gzipLevel = 0);
+  bool takesSingle() const override { return true; }
 
   // Writes dir/<pieceFileName(step, piece, ".h5")> atomically: the block's cells only (fields hold
   // blocks[piece].cellCount() cells, x fastest), with attributes step, time, first (the block's first cell, x y z)
@@ -56,9 +62,7 @@ class PartitionedFieldSeriesWriter : public PartitionedSeriesSink {
   void writePiece(long long step, double time, int piece, const std::vector<FieldView>& fields) const override;
   // Rewrites dir/<base>.xmf atomically, the step (re)listed as the spatial collection of every block's file.
   void commitStep(long long step, double time, const std::vector<FieldView>& fields) override;
-  void listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
-    series_.adopt(step, time, fields);
-  }
+  bool listEarlier(long long step, double time, const std::vector<FieldView>& fields) override;
 
   // dir/<base>.xmf, dir/<base>_<step>/r<piece>.h5
   std::filesystem::path seriesPath() const { return series_.seriesPath(); }
@@ -70,6 +74,7 @@ class PartitionedFieldSeriesWriter : public PartitionedSeriesSink {
   SeriesIndex series_;
   GridGeometry grid_;
   bool single_;
+  int gzip_;
 };
 
 // A grid split into blocks (one per rank of `comm`) written by all ranks together into one HDF5 file per step
@@ -83,7 +88,8 @@ class CollectiveFieldSeriesWriter : public FieldSeriesSink {
 
   // Collective over comm. blocks[r] is rank r's block; comm.size() == blocks.size().
   CollectiveFieldSeriesWriter(std::filesystem::path dir, std::string baseName, GridGeometry grid,
-                              std::vector<GridBlock> blocks, bool singlePrecision, mpi::Comm comm);
+                              std::vector<GridBlock> blocks, bool singlePrecision, mpi::Comm comm,
+                              int gzipLevel = 0);
 
   // Collective: every rank passes its own block's fields (blocks[rank].cellCount() cells, x fastest). All ranks
   // write dir/<base>_<step>.h5 under one temporary name; once every rank's part is complete, rank 0 renames it and
@@ -91,8 +97,9 @@ class CollectiveFieldSeriesWriter : public FieldSeriesSink {
   // are caught before the file is opened or come from collective HDF5 calls, which fail on every rank alike; a rank
   // failing alone inside one, as with any MPI-IO, would leave the others waiting.)
   void write(long long step, double time, const std::vector<FieldView>& fields) override;
-  void listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
-    series_.listEarlier(step, time, fields);
+  bool takesSingle() const override { return true; }
+  bool listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
+    return series_.listEarlier(step, time, fields);
   }
 
   std::filesystem::path seriesPath() const { return series_.seriesPath(); }
@@ -103,6 +110,7 @@ class CollectiveFieldSeriesWriter : public FieldSeriesSink {
   GridGeometry grid_;
   std::vector<GridBlock> blocks_;
   bool single_;
+  int gzip_;
   mpi::Comm comm_;
   long rootProcess_;  // rank 0's process id: the temporary file's name, the same on every rank
 };

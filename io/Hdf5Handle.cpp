@@ -24,6 +24,11 @@ herr_t firstMessage(unsigned n, const H5E_error2_t* err, void* out) {
 
 }  // namespace
 
+std::mutex& libraryMutex() {
+  static std::mutex m;
+  return m;
+}
+
 hid_t check(hid_t id, std::string_view call, const std::filesystem::path& file, std::string_view detail) {
   if (id < 0) fail(call, file, detail);
   return id;

@@ -4,10 +4,16 @@
 #include <hdf5.h>
 
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <string_view>
 
 namespace hopsim::io::h5 {
+
+// The HDF5 library builds that hopsim uses (Debian's, parallel ones) are not thread-safe: no two threads may be in
+// it at once. Whoever writes or reads HDF5 while the run's field writer thread may be writing (a checkpoint during
+// the run) holds this lock for the whole file, as the field writer does.
+std::mutex& libraryMutex();
 
 // Throws std::runtime_error "HDF5 <call> failed [<detail>] for <file>: <innermost HDF5 message>" when id < 0.
 hid_t check(hid_t id, std::string_view call, const std::filesystem::path& file, std::string_view detail = {});

@@ -457,11 +457,24 @@ void readForces(const CaseNode& forces, LbmCase& c, const Shape& s) {
   if (const auto d = ref.find("density")) f.refDensity = d->positive();
 }
 
+// output.compression: none (the default: contiguous datasets, written in one block), gzip (level 4, as h5py's), or a
+// gzip level 0-9 (0 = none). Compressed datasets are chunked; readers such as ParaView decompress them unaided.
+int readCompression(const CaseNode& n) {
+  const std::string v = n.isScalar() ? n.string() : std::string();
+  if (v == "none" || v == "off") return 0;
+  if (v == "gzip") return 4;
+  const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+  if (digits && v.size() <= 2 && std::stoi(v) <= 9) return std::stoi(v);
+  n.fail(fmt::format("'output.compression' = {} is not a compression of the HDF5 fields; use none, gzip (level 4) "
+                     "or a gzip level from 0 (none) to 9 (smallest, slowest)",
+                     n.isScalar() ? v : std::string("a ") + (n.isMap() ? "map" : "list")));
+}
+
 void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::string& fileName) {
   c.output.dir = defaultOutputDir(fileName);
   const auto out = root.find("output");
   if (!out) return;
-  out->checkKeys({"dir", "every", "fields", "formats", "hdf5", "observables", "forces", "checkpoint"});
+  out->checkKeys({"dir", "every", "fields", "formats", "hdf5", "compression", "observables", "forces", "checkpoint"});
   if (const auto dir = out->find("dir")) {
     c.output.dir = dir->string();
     if (c.output.dir.empty()) dir->fail("output.dir is empty; give a directory path");
@@ -501,6 +514,7 @@ void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::str
                     : v == "per-rank" ? lbm::Hdf5Layout::PerRank
                                       : lbm::Hdf5Layout::Auto;
   }
+  if (const auto compression = out->find("compression")) c.output.compression = readCompression(*compression);
   if (const auto obs = out->find("observables")) {
     obs->checkKeys({"every"});
     c.output.observablesEvery = boundedInt(obs->at("every"), 0, " (0 writes only the first and last step)");

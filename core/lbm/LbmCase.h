@@ -62,6 +62,7 @@ struct OutputSpec {
   std::vector<FieldName> fields{FieldName::Density, FieldName::Velocity};
   std::vector<OutputFormat> formats{OutputFormat::Hdf5};
   Hdf5Layout hdf5 = Hdf5Layout::Auto;
+  int compression = 0;            // output.compression: gzip level of the HDF5 fields, 0 = none (contiguous)
   int observablesEvery = 100;     // observables.csv interval (0: only first and last step)
   ForcesOutput forces;
   CheckpointSpec checkpoint;      // output.checkpoint (README, "Long runs")

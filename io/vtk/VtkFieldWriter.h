@@ -21,8 +21,9 @@ class VtkSeriesWriter : public FieldSeriesSink {
   // name, renamed when complete) and rewrites dir/<base>.pvd atomically listing every step written so far.
   // Writing a step again replaces its entry.
   void write(long long step, double time, const std::vector<FieldView>& fields) override;
-  void listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
+  bool listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
     series_.adopt(step, time, fields);
+    return true;
   }
 
   // dir/<base>.pvd, dir/<base>_<step>.vti
@@ -50,8 +51,9 @@ class PartitionedVtkSeriesWriter : public PartitionedSeriesSink {
   // Writes dir/<base>_<step>.pvti (whole extent, arrays, one Piece per block) and rewrites dir/<base>.pvd, both
   // atomically.
   void commitStep(long long step, double time, const std::vector<FieldView>& fields) override;
-  void listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
+  bool listEarlier(long long step, double time, const std::vector<FieldView>& fields) override {
     series_.adopt(step, time, fields);
+    return true;
   }
 
   // dir/<base>.pvd, dir/<base>_<step>.pvti, dir/<base>_<step>/r<piece>.vti

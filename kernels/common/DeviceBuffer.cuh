@@ -112,6 +112,13 @@ class CudaStream {
 class CudaEvent {
  public:
   CudaEvent() { HOPSIM_CUDA_CHECK(cudaEventCreate(&e_)); }
+  // An event that a waiting host thread sleeps on rather than spins (cudaEventBlockingSync), without timing: what
+  // a thread waiting milliseconds for a copy (the output writer) should hold, so as not to take a core from the
+  // thread that drives the GPU.
+  struct Sleeping {};
+  explicit CudaEvent(Sleeping) {
+    HOPSIM_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventBlockingSync | cudaEventDisableTiming));
+  }
   ~CudaEvent() {
     if (e_) cudaEventDestroy(e_);
   }

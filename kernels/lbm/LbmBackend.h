@@ -23,6 +23,15 @@ struct Observables {
   double maxSpeed = 0;
 };
 
+// A snapshot of the owned cells' density and velocity (3 per cell), x fastest, in host memory the backend owns: in
+// its arithmetic type (single: floats, else doubles), as the files of a single-precision case hold them.
+struct HostFields {
+  const void* density = nullptr;
+  const void* velocity = nullptr;
+  long long cells = 0;
+  bool single = false;
+};
+
 // Size of the message that carries a halo inbox handle between ranks (a CUDA IPC handle and the inbox size).
 inline constexpr std::size_t kHaloHandleBytes = 128;
 
@@ -61,6 +70,45 @@ class LbmBackend {
   virtual void macroscopic(std::vector<double>& density, std::vector<double>& velocity) = 0;
   // Sums and maximum over the owned cells.
   virtual Observables observables() = 0;
+
+  // Field snapshots for output that overlaps the steps (issue 22), in kFieldSlots host slots that the caller uses in
+  // turn. startFieldCopy(slot) takes the current state's fields into `slot` and may return before they are there
+  // (the CUDA backend computes them on the device and copies them into pinned host memory on a stream of its own;
+  // the steps queued after it do not wait for the copy); fieldCopy(slot) waits until they are and returns them. The
+  // slot's memory stays valid and unchanged until the next startFieldCopy(slot). fieldCopy may be called from
+  // another thread than the one advancing the state (the output writer's), and only reads the slot. The default
+  // (test doubles) takes macroscopic() into double slots.
+  static constexpr int kFieldSlots = 2;
+  virtual void startFieldCopy(int slot) {
+    FieldSlot& s = fieldSlots_.at(static_cast<std::size_t>(slot));
+    macroscopic(s.density, s.velocity);
+  }
+  virtual HostFields fieldCopy(int slot) {
+    const FieldSlot& s = fieldSlots_.at(static_cast<std::size_t>(slot));
+    return {s.density.data(), s.velocity.data(), static_cast<long long>(s.density.size()), false};
+  }
+
+  // Observables without a host synchronisation per sample: sampleObservables() queues the reduction of the current
+  // state (the CUDA backend into a device-side ring of observableRingCapacity() samples), readObservables() returns
+  // the samples queued since the last read, in order, with one synchronisation. The values are those observables()
+  // gives for the same states, bitwise. Read before the ring is full. The default computes each sample at once.
+  virtual void sampleObservables() { samples_.push_back(observables()); }
+  virtual std::vector<Observables> readObservables() {
+    std::vector<Observables> out;
+    out.swap(samples_);
+    return out;
+  }
+  // Obstacle forces alike: sampleForces() queues those of the last step that computed forces (advance() with
+  // forcesOnLastStep), readForces() returns the samples queued since the last read, in order, each as
+  // obstacleForces() would have returned it. Read before either ring is full.
+  virtual void sampleForces() { forceSamples_.push_back(obstacleForces()); }
+  virtual std::vector<std::vector<std::array<double, 3>>> readForces() {
+    std::vector<std::vector<std::array<double, 3>>> out;
+    out.swap(forceSamples_);
+    return out;
+  }
+  // Samples each ring holds (observables, forces).
+  virtual int observableRingCapacity() const { return 1 << 20; }
   // Force on each obstacle from the last step that computed forces.
   virtual std::vector<std::array<double, 3>> obstacleForces() = 0;
   // Bytes of population data one cell update reads and writes (for bandwidth figures).
@@ -120,6 +168,13 @@ class LbmBackend {
     return std::runtime_error(name() + " backend cannot save or load its populations");
   }
   std::runtime_error noHalo() const { return std::runtime_error(name() + " backend cannot run a decomposed domain"); }
+
+  struct FieldSlot {
+    std::vector<double> density, velocity;
+  };
+  std::array<FieldSlot, kFieldSlots> fieldSlots_;
+  std::vector<Observables> samples_;
+  std::vector<std::vector<std::array<double, 3>>> forceSamples_;
 };
 
 std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& setup);

@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -19,6 +21,7 @@
 #include "io/Checkpoint.h"
 #include "io/CsvSeries.h"
 #include "io/FieldOutput.h"
+#include "io/Hdf5Handle.h"
 #include "io/LbmCaseParser.h"
 #include "io/OutputLock.h"
 #include "solvers/common/DevicePlanner.h"
@@ -27,6 +30,7 @@
 #include "solvers/common/RunControl.h"
 #include "solvers/common/Progress.h"
 #include "solvers/lbm/LbmCheckpoint.h"
+#include "solvers/lbm/LbmFieldOutput.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
 #include "solvers/lbm/LbmSimulation.h"
 
@@ -46,82 +50,11 @@ double norm(const Vec& v) {
   return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-bool wants(const std::vector<FieldName>& fields, FieldName f) {
-  for (auto x : fields)
-    if (x == f) return true;
-  return false;
-}
-
 bool wants(const std::vector<OutputFormat>& formats, OutputFormat f) {
   for (auto x : formats)
     if (x == f) return true;
   return false;
 }
-
-// Field files of one run, in every format the case asks for (io/FieldOutput.h picks the writers). One rank writes
-// the whole domain as ever; a decomposed run gathers nothing, every rank handing its own block to the writers.
-class FieldOutput {
- public:
-  // Every rank constructs it; on one rank only the writing rank (rank 0) gets writers.
-  FieldOutput(const LbmCase& c, const std::filesystem::path& dir, const LbmSimulation& sim) : case_(c) {
-    io::GridGeometry grid;
-    grid.cells = c.cells;
-    grid.dimensions = c.dimensions;
-    std::vector<io::GridBlock> blocks;
-    if (sim.decomposed())
-      for (int r = 0; r < sim.comm().size(); ++r) {
-        const LbmPartition p = sim.ownedPartOf(r);
-        blocks.push_back({p.first, p.count});
-      }
-    writers_ = io::makeFieldWriters(c.output, dir, "fields", grid, c.precision != Precision::Double, blocks,
-                                    sim.comm());
-  }
-
-  // Collective over the simulation's ranks.
-  void write(LbmSimulation& sim) {
-    const bool wantFlags = wants(case_.output.fields, FieldName::Flags);
-    std::vector<double> rho, u, flags;
-    if (sim.decomposed()) {
-      sim.localFields(rho, u);
-      if (wantFlags) sim.localFlagField(flags);
-    } else {
-      sim.fields(rho, u);
-      if (wantFlags) sim.flagField(flags);
-    }
-    const auto views = viewsOf(rho, u, flags);
-    const double time = static_cast<double>(sim.step());
-    for (const auto& w : writers_) w->write(sim.step(), time, views);
-  }
-
-  // Lists the output steps an earlier run wrote up to `lastStep` (0 and the multiples of output.every) in the
-  // series files, which a restarted run continues. Every rank calls it.
-  void listEarlier(long long lastStep) {
-    const std::vector<double> none;
-    const auto views = viewsOf(none, none, none);
-    for (long long s = 0; s <= lastStep; s += case_.output.every) {
-      for (const auto& w : writers_) w->listEarlier(s, static_cast<double>(s), views);
-      if (case_.output.every <= 0) break;
-    }
-  }
-
-  // Collective over the simulation's ranks.
-  void finish() {
-    for (const auto& w : writers_) w->finish();
-  }
-
- private:
-  std::vector<io::FieldView> viewsOf(const std::vector<double>& rho, const std::vector<double>& u,
-                                     const std::vector<double>& flags) const {
-    std::vector<io::FieldView> views;
-    if (wants(case_.output.fields, FieldName::Density)) views.push_back({"density", 1, rho.data()});
-    if (wants(case_.output.fields, FieldName::Velocity)) views.push_back({"velocity", 3, u.data()});
-    if (wants(case_.output.fields, FieldName::Flags)) views.push_back({"flags", 1, flags.data()});
-    return views;
-  }
-
-  const LbmCase& case_;
-  std::vector<std::unique_ptr<io::FieldSeriesSink>> writers_;
-};
 
 long long nextMultiple(long long step, long long every) { return every > 0 ? (step / every + 1) * every : -1; }
 
@@ -238,11 +171,15 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   }
   const long long firstStep = sim.step();
 
-  std::optional<FieldOutput> fields;
+  // HOPSIM_SYNC_OUTPUT=1: fields written before the run goes on and observables read back per sample, as before
+  // issue 22 (the reference the tests compare the overlapped output with).
+  const char* syncEnv = std::getenv("HOPSIM_SYNC_OUTPUT");
+  const bool syncOutput = options.syncOutput || (syncEnv && std::string(syncEnv) == "1");
+  std::optional<LbmFieldOutput> fields;
   std::optional<io::CsvSeries> observables, forces;
   if (writes) {
     ScopedPhase t(timers, kOutput);
-    fields.emplace(c, outDir, sim);
+    fields.emplace(c, outDir, sim, syncOutput);
     if (restarted) fields->listEarlier(firstStep);
   }
   if (writes && root) {
@@ -266,48 +203,87 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   int stopSignal = 0;  // SIGINT, SIGTERM or SIGUSR1 that ended the run early
   long long lastGood = -1;
 
-  // Checks the state and, when a row is due, records it. Returns why the run is unstable, or "" when it is not.
-  // A run that blows up passes through densities of 1e10 and supersonic speeds long before NaN: those states are
-  // unstable too, so that the fields kept at exit 3 are the last physical ones. Observables are global sums, so every
-  // rank reaches the same verdict.
+  // Why a state with observables `o` is unstable, or "" when it is not. A run that blows up passes through
+  // densities of 1e10 and supersonic speeds long before NaN: those states are unstable too, so that the fields kept
+  // at exit 3 are the last physical ones. Observables are global sums, so every rank reaches the same verdict.
   const double rho0 = c.initial.density;
   const double fluidCells = static_cast<double>(std::max<long long>(1, sim.fluidCellCount()));
-  auto checkState = [&](long long step, bool row) -> std::string {
-    ScopedPhase t(timers, kObservables);
-    const Observables o = sim.observables();
+  auto instability = [&](const Observables& o) -> std::string {
     const double meanDensity = o.mass / fluidCells;
-    std::string why;
     if (!std::isfinite(o.mass) || !std::isfinite(o.kineticEnergy) || !std::isfinite(o.maxSpeed))
-      why = fmt::format("NaN or infinite observables (mass {}, kinetic energy {}, maximum speed {})", o.mass,
-                        o.kineticEnergy, o.maxSpeed);
-    else if (meanDensity < kMinDensityRatio * rho0 || meanDensity > kMaxDensityRatio * rho0)
-      why = fmt::format("the mean density {:.6g} left the band {:.3g} .. {:.3g} (the initial density {} times {} .. {})",
-                        meanDensity, kMinDensityRatio * rho0, kMaxDensityRatio * rho0, rho0, kMinDensityRatio,
-                        kMaxDensityRatio);
-    else if (o.maxSpeed > kLatticeSoundSpeed)
-      why = fmt::format("the maximum speed {:.6g} exceeds the lattice speed of sound 1/sqrt(3) = {:.6g}", o.maxSpeed,
-                        kLatticeSoundSpeed);
-    else if (o.kineticEnergy < 0)
-      why = fmt::format("the kinetic energy {:.6g} is negative (negative densities)", o.kineticEnergy);
-    if (why.empty() && row && observables)
-      observables->row({io::CsvSeries::cell(step), io::CsvSeries::cell(o.mass), io::CsvSeries::cell(o.kineticEnergy),
-                        io::CsvSeries::cell(o.maxSpeed)});
-    return why;
+      return fmt::format("NaN or infinite observables (mass {}, kinetic energy {}, maximum speed {})", o.mass,
+                         o.kineticEnergy, o.maxSpeed);
+    if (meanDensity < kMinDensityRatio * rho0 || meanDensity > kMaxDensityRatio * rho0)
+      return fmt::format("the mean density {:.6g} left the band {:.3g} .. {:.3g} (the initial density {} times {} .. {})",
+                         meanDensity, kMinDensityRatio * rho0, kMaxDensityRatio * rho0, rho0, kMinDensityRatio,
+                         kMaxDensityRatio);
+    if (o.maxSpeed > kLatticeSoundSpeed)
+      return fmt::format("the maximum speed {:.6g} exceeds the lattice speed of sound 1/sqrt(3) = {:.6g}", o.maxSpeed,
+                         kLatticeSoundSpeed);
+    if (o.kineticEnergy < 0)
+      return fmt::format("the kinetic energy {:.6g} is negative (negative densities)", o.kineticEnergy);
+    return {};
   };
+  // Observables are sampled without waiting (on a GPU into a device-side ring) and read back once per chunk of
+  // steps: each sample is checked in step order, and the good ones before the first bad one become rows. The chunk
+  // ends before any field output or checkpoint, so those are written only from a state whose samples all passed.
+  struct Sample {
+    long long step;
+    bool row;  // a row of observables.csv; otherwise only the check before field output
+  };
+  std::vector<Sample> samples;
+  std::vector<long long> forceSteps;  // the steps of the forces sampled since the last read
   std::string unstableWhy;
-  auto recordForces = [&](long long step) {
+  long long unstableStep = -1;
+  auto sample = [&](long long step, bool row) {
     ScopedPhase t(timers, kObservables);
-    const auto f = sim.forces();
-    for (std::size_t k = 0; k < f.size(); ++k)
-      if (forces)
-        forces->row({io::CsvSeries::cell(step), c.obstacles[k].name, io::CsvSeries::cell(f[k][0]),
-                     io::CsvSeries::cell(f[k][1]), io::CsvSeries::cell(f[k][2]), io::CsvSeries::cell(f[k][0] * cdScale),
-                     io::CsvSeries::cell(f[k][1] * cdScale)});
+    sim.sampleObservables();
+    samples.push_back({step, row});
+  };
+  auto sampleForces = [&](long long step) {
+    ScopedPhase t(timers, kObservables);
+    sim.sampleForces();
+    forceSteps.push_back(step);
+  };
+  // Reads back the samples and forces queued since the last read. False at the first unstable sample
+  // (unstableStep, unstableWhy). The rows are those the per-sample path writes: forces up to and including that
+  // step, observables before it.
+  auto readSamples = [&]() -> bool {
+    ScopedPhase t(timers, kObservables);
+    const std::vector<Observables> got = sim.readObservables();
+    const std::vector<std::vector<std::array<double, 3>>> gotForces = sim.readForces();
+    if (got.size() != samples.size() || gotForces.size() != forceSteps.size())
+      throw std::logic_error(fmt::format("{} observables and {} forces read back for {} and {} samples", got.size(),
+                                         gotForces.size(), samples.size(), forceSteps.size()));
+    std::vector<Sample> taken;
+    taken.swap(samples);
+    std::vector<long long> forceTaken;
+    forceTaken.swap(forceSteps);
+    std::size_t good = 0;
+    for (; good < got.size(); ++good)
+      if (std::string why = instability(got[good]); !why.empty()) {
+        unstableWhy = std::move(why);
+        unstableStep = taken[good].step;
+        break;
+      }
+    for (std::size_t k = 0; k < gotForces.size(); ++k) {
+      if (unstableStep >= 0 && forceTaken[k] > unstableStep) break;
+      const auto& f = gotForces[k];
+      for (std::size_t ob = 0; ob < f.size() && forces; ++ob)
+        forces->row({io::CsvSeries::cell(forceTaken[k]), c.obstacles[ob].name, io::CsvSeries::cell(f[ob][0]),
+                     io::CsvSeries::cell(f[ob][1]), io::CsvSeries::cell(f[ob][2]),
+                     io::CsvSeries::cell(f[ob][0] * cdScale), io::CsvSeries::cell(f[ob][1] * cdScale)});
+    }
+    for (std::size_t k = 0; k < good; ++k)
+      if (taken[k].row && observables)
+        observables->row({io::CsvSeries::cell(taken[k].step), io::CsvSeries::cell(got[k].mass),
+                          io::CsvSeries::cell(got[k].kineticEnergy), io::CsvSeries::cell(got[k].maxSpeed)});
+    return good == got.size();
   };
   auto writeFields = [&]() {
     if (!fields) return;
     ScopedPhase t(timers, kOutput);
-    fields->write(sim);
+    fields->write();
     lastGood = sim.step();
   };
   const CheckpointSpec& checkpoints = c.output.checkpoint;
@@ -316,43 +292,72 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   auto writeCheckpoint = [&]() {
     if (!writes || lastCheckpoint == sim.step()) return;
     ScopedPhase t(timers, kOutput);
-    io::writeCheckpoint(outDir, sim.step(), checkpointPart(doc, c, sim), sim.comm());
+    io::CheckpointPart part = checkpointPart(doc, c, sim);
+    {
+      // The field writer thread may be in HDF5 (not thread-safe) meanwhile.
+      std::lock_guard hdf5(io::h5::libraryMutex());
+      io::writeCheckpoint(outDir, sim.step(), part, sim.comm());
+    }
     lastCheckpoint = sim.step();
     control.checkpointed();
   };
 
   // A restarted run has its first step's row and fields from the run that wrote the checkpoint.
-  if (unstableWhy = checkState(firstStep, !restarted); !unstableWhy.empty()) status = kExitUnstable;
+  sample(firstStep, !restarted);
+  if (!readSamples()) status = kExitUnstable;
   if (status == 0 && !restarted) writeFields();
   const long long obsEvery = c.output.observablesEvery;
+  // At most this many samples between two reads (one more is the check before field output at the chunk's end).
+  const long long ring = std::max(2, sim.observableRingCapacity());
   while (status == 0 && sim.step() < total) {
     const long long s = sim.step();
     long long next = total;
-    for (long long every : {static_cast<long long>(c.output.every), obsEvery, static_cast<long long>(fr.every),
-                            checkpoints.every})
+    // Chunks end at field output and checkpoints; observables and forces are sampled inside a chunk, except on the
+    // reference path (HOPSIM_SYNC_OUTPUT=1), which reads each sample back at once as before.
+    for (long long every : {static_cast<long long>(c.output.every), checkpoints.every, syncOutput ? obsEvery : 0LL,
+                            syncOutput ? static_cast<long long>(fr.every) : 0LL})
       if (every > 0) next = std::min(next, nextMultiple(s, every));
-    // Advance in chunks of at most ~0.25 s of work so the progress line stays alive.
-    const long long chunk = std::max<long long>(1, static_cast<long long>(2e7 / static_cast<double>(sim.cellCount())));
-    const long long target = std::min(next, s + chunk);
-    const bool forceStep = fr.every > 0 && target % fr.every == 0;
+    // Chunks of about 0.25 s of work, so that the progress line stays alive and a signal ends the run soon: from a
+    // CPU's rate (~80 MLUPS) at first, then from the rate measured so far (a GPU steps a 256^3 lattice in under a
+    // millisecond, and a chunk of one step would synchronise with the host every step).
+    const double updateSeconds = timers.seconds(kUpdate);
+    const long long stepped = s - firstStep;
+    long long chunk = std::max<long long>(1, static_cast<long long>(2e7 / static_cast<double>(sim.cellCount())));
+    if (stepped > 0 && updateSeconds > 0)
+      chunk = std::max<long long>(1, static_cast<long long>(0.25 * static_cast<double>(stepped) / updateSeconds));
+    long long target = std::min(next, s + chunk);
+    // No more samples in a chunk than the rings hold.
+    for (long long every : {obsEvery, static_cast<long long>(fr.every)})
+      if (every > 0) target = std::min(target, std::max(s + 1, (s / every + ring - 1) * every));
+    const bool fieldsDue = (c.output.every > 0 && target % c.output.every == 0) || target == total;
+    const auto forcesAt = [&](long long step) { return fr.every > 0 && step % fr.every == 0; };
+    for (long long at = s; at < target;) {
+      long long stop = target;
+      for (long long every : {obsEvery, static_cast<long long>(fr.every)})
+        if (every > 0) stop = std::min(stop, nextMultiple(at, every));
+      {
+        ScopedPhase t(timers, kUpdate);
+        sim.advance(stop - at, forcesAt(stop));
+      }
+      at = stop;
+      if (forcesAt(at)) sampleForces(at);
+      const bool rowDue = (obsEvery > 0 && at % obsEvery == 0) || at == total;
+      // The state fields are written from is checked first, so that the last files stay good.
+      if (rowDue || (at == target && fieldsDue)) sample(at, rowDue);
+    }
     {
-      // The update's time ends when the GPU has done it, not when its launches are queued.
+      // The update's time ends when the GPU has done it, not when its launches are queued. (On a GPU the
+      // observables' reductions queued between the steps run in this time too.)
       ScopedPhase t(timers, kUpdate);
-      sim.advance(target - s, forceStep);
       sim.finish();
     }
     const long long now = sim.step();
     progress.update(now - firstStep);
-    if (forceStep) recordForces(now);
-    const bool obsDue = (obsEvery > 0 && now % obsEvery == 0) || now == total;
-    const bool fieldsDue = (c.output.every > 0 && now % c.output.every == 0) || now == total;
-    // Fields are written only from a state that passed the check, so the last files stay good.
-    if (obsDue || fieldsDue) {
-      if (unstableWhy = checkState(now, obsDue); !unstableWhy.empty()) {
-        status = kExitUnstable;
-        break;
-      }
+    if (!readSamples()) {
+      status = kExitUnstable;
+      break;
     }
+    if (fields) fields->check();  // a failed write ends a run on one rank here, soon after it failed
     if (fieldsDue) writeFields();
     // Once per chunk (at most ~0.25 s of work), so that a signal ends the run soon and costs one reduction.
     const RunControl::Verdict verdict = control.poll();
@@ -388,7 +393,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     std::fprintf(stderr,
                  "error: the simulation became unstable by step %lld: %s; %s. Lower the velocities or raise tau "
                  "(viscosity), or refine the grid.\n",
-                 sim.step(), unstableWhy.c_str(),
+                 unstableStep, unstableWhy.c_str(),
                  lastGood >= 0 ? fmt::format("the last good fields are from step {}", lastGood).c_str()
                                : "no fields were written");
   }
@@ -399,6 +404,16 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const double wallMlups = wall > 0 ? cellUpdates / wall / 1e6 : 0.0;          // the whole run, output included
   timers.add(kOther, std::max(0.0, wall - timers.total()));
   const double haloSeconds = sim.decomposed() ? sim.comm().allreduceMax(sim.haloSeconds()) : 0.0;
+  // The field writer on this rank (rank 0's figures where several write): how long the run waited for it, how long
+  // it wrote while the run went on, and what.
+  const double writerWaited = fields ? fields->waitedSeconds() : 0.0;
+  const double writerSeconds = fields ? fields->writerSeconds() : 0.0;
+  const double writerBytes = fields ? fields->bytesWritten() : 0.0;
+  const char* writerMode = !fields ? "none"
+                           : fields->mode() == LbmFieldOutput::Mode::MainThread
+                               ? "main thread (one file written collectively by every rank)"
+                           : syncOutput ? "main thread (HOPSIM_SYNC_OUTPUT=1)"
+                                        : "writer thread, overlapping the steps";
 
   // run.json is written after the wall clock stops: the phases it records add up to the wall time it records.
   if (writes && root) {
@@ -424,6 +439,10 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
       run["timings"]["halo_exchange_seconds_max_rank"] = haloSeconds;
     }
     for (const auto& [name, secs] : timers.table()) run["timings"]["phases"][name] = secs;
+    if (fields)
+      run["field_output"] = {{"steps", fields->stepsWritten()}, {"bytes", writerBytes},
+                             {"writer_seconds", writerSeconds}, {"waited_seconds", writerWaited},
+                             {"how", writerMode}};
     writeRunJson(outDir / "run.json", run);
   }
 
@@ -434,6 +453,12 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
       std::printf("  %-28s %9.3f s  %5.1f%%\n", name.c_str(), secs, wall > 0 ? 100.0 * secs / wall : 0.0);
     if (sim.decomposed())
       std::printf("  of which halo exchange       %9.3f s  (slowest rank)\n", haloSeconds);
+    if (fields && fields->mode() != LbmFieldOutput::Mode::MainThread && !syncOutput)
+      std::printf("  of which waiting for writer  %9.3f s  (a full buffer behind, and the last files)\n", writerWaited);
+    if (fields && fields->stepsWritten() > 0)
+      std::printf("fields: %lld steps, %.3g GB in %.3f s (%.2f GB/s) by the %s\n", fields->stepsWritten(),
+                  writerBytes * 1e-9, writerSeconds, writerSeconds > 0 ? writerBytes * 1e-9 / writerSeconds : 0.0,
+                  writerMode);
     if (writes) std::printf("output in %s (open fields.xmf in ParaView)\n", outDir.string().c_str());
   }
   return status;

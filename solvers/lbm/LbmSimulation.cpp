@@ -100,7 +100,10 @@ Decomposition::Int3 processGrid(const LbmCase& c, const mpi::Comm& comm) {
 // keeps its populations in device memory, which it checks itself when it allocates.
 double hostBytesPerCell(const LbmCase& c, Backend backend) {
   double bytes = 1 + 8 + 3 * 8;  // setup: flags, density, velocity
-  bytes += 1 + 4 * 8;            // owned flags, density and velocity fields handed to the writers
+  // Owned flags (as numbers for the writers), and density and velocity in two output slots (the writer thread
+  // writes one while the next is taken), in single precision where the case is not double.
+  const double fieldBytes = c.precision == Precision::Double ? 8 : 4;
+  bytes += 1 + 8 + 2 * 4 * fieldBytes;
   if (backend == Backend::Cpu) {
     bytes += 2.0 * populationCount(c.lattice) * storageBytes(c.precision) + 1;  // two lattices and the backend's flags
   }
@@ -431,6 +434,38 @@ Observables LbmSimulation::observables() {
   std::vector<double> sums{o.mass, o.kineticEnergy};
   comm_.allreduceSum(sums);
   return {sums[0], sums[1], comm_.allreduceMax(o.maxSpeed)};
+}
+
+std::vector<Observables> LbmSimulation::readObservables() {
+  std::vector<Observables> o = backend_->readObservables();
+  // Every rank sampled the same steps, so every rank reads as many samples.
+  if (!decomposed() || o.empty()) return o;
+  std::vector<double> sums, maxima;
+  for (const Observables& x : o) {
+    sums.push_back(x.mass);
+    sums.push_back(x.kineticEnergy);
+    maxima.push_back(x.maxSpeed);
+  }
+  comm_.allreduceSum(sums);
+  comm_.allreduceMax(maxima);
+  for (std::size_t k = 0; k < o.size(); ++k) o[k] = {sums[2 * k], sums[2 * k + 1], maxima[k]};
+  return o;
+}
+
+std::vector<std::vector<std::array<double, 3>>> LbmSimulation::readForces() {
+  std::vector<std::vector<std::array<double, 3>>> f = backend_->readForces();
+  if (!decomposed() || f.empty()) return f;
+  std::vector<double> flat;
+  for (const auto& sample : f)
+    for (const auto& v : sample) flat.insert(flat.end(), v.begin(), v.end());
+  comm_.allreduceSum(flat);
+  std::size_t at = 0;
+  for (auto& sample : f)
+    for (auto& v : sample) {
+      v = {flat[at], flat[at + 1], flat[at + 2]};
+      at += 3;
+    }
+  return f;
 }
 
 std::vector<std::array<double, 3>> LbmSimulation::forces() {

@@ -77,7 +77,21 @@ class LbmSimulation {
   // The owned cells of any rank of comm() (first and count; ghost and neighbor left at their defaults), from the
   // process grid without communicating; the whole domain for a run on one rank.
   LbmPartition ownedPartOf(int rank) const;
+  // Output fields of this rank's owned cells without stopping the steps (LbmBackend::startFieldCopy): take the
+  // current state into slot 0 or 1 and return; fieldCopy(slot) waits for them (callable from the writer thread) and
+  // returns them, valid until the next startFieldCopy(slot). Not collective.
+  void startFieldCopy(int slot) { backend_->startFieldCopy(slot); }
+  HostFields fieldCopy(int slot) { return backend_->fieldCopy(slot); }
   Observables observables();
+  // Observables without a synchronisation per sample: queue the current state's (sampleObservables), then read the
+  // samples queued since the last read in order, reduced over the ranks (collective; one reduction for the batch).
+  // At most observableRingCapacity() samples between two reads.
+  void sampleObservables() { backend_->sampleObservables(); }
+  std::vector<Observables> readObservables();
+  int observableRingCapacity() const { return backend_->observableRingCapacity(); }
+  // Forces alike (LbmBackend::sampleForces): the last force step's, summed over the ranks when read (collective).
+  void sampleForces() { backend_->sampleForces(); }
+  std::vector<std::vector<std::array<double, 3>>> readForces();
   std::vector<std::array<double, 3>> forces();
   long long cellCount() const;
   long long fluidCellCount() const { return fluidCells_; }

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # An LBM run restarted on another number of MPI ranks continues bitwise: one rank for 60 steps against 2 ranks for
 # steps 0-30, 3 ranks for 30-45 and 1 rank for 45-60, each continuing from the checkpoint the one before wrote. The
-# populations of the last checkpoints (both written by one rank) must be equal byte for byte (h5diff); the
-# observables series must have every step once, with values equal to the last digits (sums over ranks add in
-# another order). A 2-D channel with walls, a moving wall, an obstacle and a body force, and a 3-D cavity.
+# populations of the last checkpoints (both written by one rank) must be equal byte for byte (h5diff), and so the
+# last fields; the observables series must have every step once, with values equal to the last digits (sums over
+# ranks add in another order); fields.xmf must list every output step once, each as the files that run wrote (one
+# file, or one piece per rank of that run) tiling the grid. A 2-D channel with walls, a moving wall, an obstacle
+# and a body force, and a 3-D cavity.
 set -uo pipefail
 hopsim=$1 mpiexec=$2
 dir=$(mktemp -d)
@@ -23,7 +25,7 @@ boundaries:
 obstacles:
   - {name: c, shape: circle, center: [14.3, 10.6], radius: 4}
 device: {backend: cpu}
-output: {every: 15, formats: [], observables: {every: 5}, checkpoint: {every: 15}}
+output: {every: 15, fields: [density, velocity], observables: {every: 5}, checkpoint: {every: 15}}
 run: {steps: 60}
 YAML
 cat >"$dir/cavity.yaml" <<'YAML'
@@ -41,7 +43,7 @@ boundaries:
   z-: {type: wall}
   z+: {type: moving_wall, velocity: [0.05, 0.02, 0]}
 device: {backend: cpu}
-output: {every: 15, formats: [], observables: {every: 5}, checkpoint: {every: 15}}
+output: {every: 15, fields: [density, velocity], observables: {every: 5}, checkpoint: {every: 15}}
 run: {steps: 60}
 YAML
 
@@ -67,6 +69,34 @@ for name in channel cavity; do
   else
     echo "FAIL: $name: the populations at step 60 differ"; h5diff -c "$whole/$last" "$parts/$last" /populations | head; fail=1
   fi
+  if h5diff "$whole/fields_000000060.h5" "$parts/fields_000000060.h5" >/dev/null; then
+    echo "$name: fields at step 60 bitwise equal"
+  else
+    echo "FAIL: $name: the fields at step 60 differ"; fail=1
+  fi
+  python3 - "$parts/fields.xmf" <<'PY' || fail=1
+import os, re, sys
+from xml.etree import ElementTree
+xmf = sys.argv[1]
+root = ElementTree.parse(xmf).getroot()
+series = root.find("Domain/Grid")
+steps, ok = [], True
+for step in series.findall("Grid"):
+    steps.append(int(step.get("Name").split("_")[1]))
+    grids = step.findall("Grid") if step.get("GridType") == "Collection" else [step]
+    cells = 0
+    for g in grids:
+        dims = [int(d) - 1 for d in g.find("Topology").get("Dimensions").split()]
+        cells += dims[0] * dims[1] * dims[2]
+        for item in g.iter("DataItem"):
+            if item.get("Format") == "HDF":
+                path = os.path.join(os.path.dirname(xmf), item.text.strip().split(":")[0])
+                ok = ok and os.path.isfile(path)
+    ok = ok and cells == (22 * 30 if "channel" in xmf else 12 * 10 * 14)
+print(f"{xmf}: steps {steps}, pieces per step {[len(s.findall('Grid')) or 1 for s in series.findall('Grid')]}: "
+      f"{'every file there, tiling the grid' if ok else 'NOT every file there or not tiling the grid'}")
+sys.exit(0 if ok and steps == [0, 15, 30, 45, 60] else 1)
+PY
   python3 - "$whole/observables.csv" "$parts/observables.csv" <<'PY' || fail=1
 import csv, sys
 a, b = (list(csv.reader(open(p))) for p in sys.argv[1:3])

@@ -239,7 +239,7 @@ TEST_CASE("output.checkpoint.wall_minutes writes checkpoints by wall time, the l
           "[integration][checkpoint]") {
   ScratchDir dir("checkpoint_wall");
   const fs::path out = dir.path() / "out";
-  // 0.0002 minutes: a checkpoint at nearly every chunk of steps (chunks end at the observables steps, every 500).
+  // 0.0002 minutes: a checkpoint at nearly every chunk of steps (about 0.25 s of work each, ending at any step).
   const CommandResult r = runQuiet("run " + source("inputs/lbm/poiseuille2d.yaml") +
                              " --set run.steps=6000 --set output.checkpoint.wall_minutes=0.0002 --output " +
                              out.string());
@@ -248,7 +248,6 @@ TEST_CASE("output.checkpoint.wall_minutes writes checkpoints by wall time, the l
   const auto steps = checkpointSteps(out);
   REQUIRE(!steps.empty());
   CHECK(steps.size() <= 2);
-  for (long long s : steps) CHECK(s % 500 == 0);
   const nlohmann::json run = nlohmann::json::parse(text(out / "run.json"));
   CHECK(run["last_checkpoint"] == hopsim::io::checkpointFolder(out, steps.back()).string());
 }

@@ -5,10 +5,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/lbm/Halo.h"
@@ -123,24 +125,50 @@ class CpuLbm final : public LbmBackend {
   }
 
   void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
+    rho.resize(static_cast<std::size_t>(ownedCells()));
+    u.resize(3 * rho.size());
+    ownedMoments(rho.data(), u.data());
+  }
+
+  // The copy is the moments themselves, into the slot in the backend's precision: the populations change with the
+  // next step, so the fields are taken here, on the stepping thread, and only their writing overlaps the steps.
+  void startFieldCopy(int slot) override {
+    FieldCopy& s = copies_.at(static_cast<std::size_t>(slot));
+    s.rho.resize(static_cast<std::size_t>(ownedCells()));
+    s.u.resize(3 * s.rho.size());
+    ownedMoments(s.rho.data(), s.u.data());
+  }
+  HostFields fieldCopy(int slot) override {
+    const FieldCopy& s = copies_.at(static_cast<std::size_t>(slot));
+    return {s.rho.data(), s.u.data(), static_cast<long long>(s.rho.size()), std::is_same_v<T, float>};
+  }
+
+  long long ownedCells() const {
+    return static_cast<long long>(p_.ownHi(0) - p_.ownLo(0)) * (p_.ownHi(1) - p_.ownLo(1)) * (p_.ownHi(2) - p_.ownLo(2));
+  }
+
+  // Density and velocity of the owned cells (solid cells: 1 and 0) into rho and u (3 per cell), x fastest.
+  template <class V>
+  void ownedMoments(V* rho, V* u) const {
     const long long n = stride_;
     const int ox = p_.ownLo(0), oy = p_.ownLo(1), oz = p_.ownLo(2);
     const int mx = p_.ownHi(0) - ox, my = p_.ownHi(1) - oy, mz = p_.ownHi(2) - oz;
-    const long long owned = static_cast<long long>(mx) * my * mz;
-    rho.assign(owned, 1.0);
-    u.assign(3 * owned, 0.0);
 #pragma omp parallel for collapse(2) schedule(static)
     for (int z = 0; z < mz; ++z)
       for (int y = 0; y < my; ++y)
         for (int x = 0; x < mx; ++x) {
           const long long c = p_.index(x + ox, y + oy, z + oz);
           const long long o = (static_cast<long long>(z) * my + y) * mx + x;
-          if (flags_[c] != kFluid) continue;
+          if (flags_[c] != kFluid) {
+            rho[o] = V(1);
+            for (int a = 0; a < 3; ++a) u[3 * o + a] = V(0);
+            continue;
+          }
           T f[L::Q], r, v[3];
           for (int i = 0; i < L::Q; ++i) f[i] = f_[i * n + c];
           postCollisionMoments<L>(f, p_.collision.force, r, v);
-          rho[o] = r;
-          for (int a = 0; a < 3; ++a) u[3 * o + a] = v[a];
+          rho[o] = static_cast<V>(r);
+          for (int a = 0; a < 3; ++a) u[3 * o + a] = static_cast<V>(v[a]);
         }
   }
 
@@ -197,6 +225,11 @@ class CpuLbm final : public LbmBackend {
   }
 
  private:
+  struct FieldCopy {
+    std::vector<T> rho, u;
+  };
+  std::array<FieldCopy, kFieldSlots> copies_;
+
   // Calls move(k, slot) for each population of the plane: k indexes the buffer ([population][plane cell]), slot
   // the current population array.
   template <class Move>

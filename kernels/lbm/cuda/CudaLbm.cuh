@@ -16,6 +16,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/DevicePlan.h"
@@ -43,7 +44,7 @@ class CudaLbm final : public LbmBackend {
       : p_(convertDomain<T>(s.domain)), plan_(plan.lbm),
         name_(plan.kernels == KernelVariant::Hopper ? "cuda/hopper" : "cuda/portable"), obstacles_(s.obstacles),
         inPlace_(plan.lbm.layout == StreamingLayout::InPlace), haloAll_(s.haloAllPopulations),
-        deviceScope_(plan.gpu) {
+        gpu_(plan.gpu), deviceScope_(plan.gpu) {
     if (inPlace_ && p_.hasGhosts())
       throw std::logic_error("a decomposed domain needs the two-lattice layout (halo planes of one current array)");
     selectDevice(plan.gpu);
@@ -80,6 +81,12 @@ class CudaLbm final : public LbmBackend {
       throw std::logic_error("graphs of " + std::to_string(plan_.graphSteps) + " steps: the planner makes them an "
                              "even number of launches");
     stream_.synchronize();
+  }
+
+  // A field copy still in flight (a run that failed before its writer took the slot) lands in pinned slots that
+  // are freed below: wait for it first. No throw from a destructor; a failed wait leaves nothing to recover.
+  ~CudaLbm() override {
+    if (copyStream_.get()) cudaStreamSynchronize(copyStream_.get());
   }
 
   std::string name() const override { return name_; }
@@ -130,33 +137,51 @@ class CudaLbm final : public LbmBackend {
   }
 
   void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
+    startFieldCopy(kSyncSlot);
+    const HostFields h = fieldCopy(kSyncSlot);
+    const T* r = static_cast<const T*>(h.density);
+    const T* v = static_cast<const T*>(h.velocity);
+    rho.assign(r, r + h.cells);
+    u.assign(v, v + 3 * h.cells);
+  }
+
+  // The fields kernel writes the owned block into device staging arrays on the main stream (at memory speed); the
+  // copy stream takes them to the slot's pinned host arrays once the kernel is done, while the main stream goes on
+  // with the next steps. The staging arrays are reused by the next fields kernel only after that copy (an event
+  // wait on the device: the host does not wait).
+  void startFieldCopy(int slot) override {
+    if (slot < 0 || slot > kSyncSlot) throw std::out_of_range("field slot " + std::to_string(slot));
     joinStreams();
-    const long long n = p_.cells;
-    if (!rhoHost_.size()) {
-      rhoHost_ = PinnedBuffer<T>(n);
-      uHost_ = PinnedBuffer<T>(3 * static_cast<std::size_t>(n));
+    const std::size_t n = static_cast<std::size_t>(ownedCells());
+    if (!fieldRho_.size()) {
+      fieldRho_ = DeviceBuffer<T>(n);
+      fieldU_ = DeviceBuffer<T>(3 * n);
     }
+    FieldCopy& c = copies_[slot];
+    if (!c.rho.size()) {
+      c.rho = PinnedBuffer<T>(n);
+      c.u = PinnedBuffer<T>(3 * n);
+    }
+    if (lastCopy_ >= 0) HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(stream_.get(), copies_[lastCopy_].copied.get(), 0));
     if (wide_) launchFields<unsigned long long>();
     else launchFields<unsigned>();
-    stream_.synchronize();
-    if (!p_.hasGhosts()) {
-      rho.assign(rhoHost_.get(), rhoHost_.get() + n);
-      u.assign(uHost_.get(), uHost_.get() + 3 * n);
-      return;
-    }
-    // The owned block only, x fastest.
-    const int x0 = p_.ownLo(0), y0 = p_.ownLo(1), z0 = p_.ownLo(2);
-    const int mx = p_.ownHi(0) - x0, my = p_.ownHi(1) - y0, mz = p_.ownHi(2) - z0;
-    rho.resize(static_cast<std::size_t>(mx) * my * mz);
-    u.resize(3 * rho.size());
-    std::size_t o = 0;
-    for (int z = z0; z < z0 + mz; ++z)
-      for (int y = y0; y < y0 + my; ++y)
-        for (int x = x0; x < x0 + mx; ++x, ++o) {
-          const long long c = p_.index(x, y, z);
-          rho[o] = rhoHost_[c];
-          for (int a = 0; a < 3; ++a) u[3 * o + a] = uHost_[3 * c + a];
-        }
+    computed_.record(stream_.get());
+    HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(copyStream_.get(), computed_.get(), 0));
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(c.rho.get(), fieldRho_.get(), fieldRho_.bytes(), cudaMemcpyDeviceToHost,
+                                      copyStream_.get()));
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(c.u.get(), fieldU_.get(), fieldU_.bytes(), cudaMemcpyDeviceToHost,
+                                      copyStream_.get()));
+    c.copied.record(copyStream_.get());
+    lastCopy_ = slot;
+  }
+
+  // Waits on the slot's event only: callable from the writer thread while the stepping thread launches.
+  HostFields fieldCopy(int slot) override {
+    if (slot < 0 || slot > kSyncSlot) throw std::out_of_range("field slot " + std::to_string(slot));
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));  // the event's device, current on this thread
+    const FieldCopy& c = copies_[slot];
+    HOPSIM_CUDA_CHECK(cudaEventSynchronize(c.copied.get()));
+    return {c.rho.get(), c.u.get(), ownedCells(), std::is_same_v<T, float>};
   }
 
   Observables observables() override {
@@ -165,6 +190,69 @@ class CudaLbm final : public LbmBackend {
     else launchObservables<unsigned>();
     return finishObservables(partials_.get(), blocks(), result_.get(), hostResult_, stream_);
   }
+
+  // The reduction folds into the next ring slot on the device; nothing is read back until readObservables().
+  void sampleObservables() override {
+    if (ringCount_ >= kRingSamples)
+      throw std::logic_error("observables ring full: read it back before sampling again");
+    joinStreams();
+    if (!ring_.size()) {
+      ring_ = DeviceBuffer<double>(static_cast<std::size_t>(kObservables) * kRingSamples);
+      ringHost_ = PinnedBuffer<double>(static_cast<std::size_t>(kObservables) * kRingSamples);
+    }
+    if (wide_) launchObservables<unsigned long long>();
+    else launchObservables<unsigned>();
+    foldObservables(partials_.get(), blocks(), ring_.get() + static_cast<std::size_t>(kObservables) * ringCount_,
+                    stream_.get());
+    ++ringCount_;
+  }
+
+  std::vector<Observables> readObservables() override {
+    std::vector<Observables> out;
+    if (!ringCount_) return out;
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ringHost_.get(), ring_.get(),
+                                      static_cast<std::size_t>(kObservables) * ringCount_ * sizeof(double),
+                                      cudaMemcpyDeviceToHost, stream_.get()));
+    stream_.synchronize();
+    for (int k = 0; k < ringCount_; ++k) out.push_back(observablesOf(ringHost_.get() + kObservables * k));
+    ringCount_ = 0;
+    return out;
+  }
+
+  // The last force step's forces, copied on the device into the next slot of the forces ring.
+  void sampleForces() override {
+    if (forceCount_ >= kRingSamples) throw std::logic_error("forces ring full: read it back before sampling again");
+    if (obstacles_) {
+      joinStreams();  // a decomposed step credits forces on both streams
+      const std::size_t per = 3 * static_cast<std::size_t>(obstacles_);
+      if (!forceRing_.size()) {
+        forceRing_ = DeviceBuffer<double>(per * kRingSamples);
+        forceRingHost_ = PinnedBuffer<double>(per * kRingSamples);
+      }
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(forceRing_.get() + per * forceCount_, forces_.get(), per * sizeof(double),
+                                        cudaMemcpyDeviceToDevice, stream_.get()));
+    }
+    ++forceCount_;
+  }
+
+  std::vector<std::vector<std::array<double, 3>>> readForces() override {
+    std::vector<std::vector<std::array<double, 3>>> out(static_cast<std::size_t>(forceCount_));
+    if (forceCount_ && obstacles_) {
+      const std::size_t per = 3 * static_cast<std::size_t>(obstacles_);
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(forceRingHost_.get(), forceRing_.get(), per * forceCount_ * sizeof(double),
+                                        cudaMemcpyDeviceToHost, stream_.get()));
+      stream_.synchronize();
+      for (int k = 0; k < forceCount_; ++k)
+        for (int ob = 0; ob < obstacles_; ++ob) {
+          const double* f = forceRingHost_.get() + per * k + 3 * ob;
+          out[k].push_back({f[0], f[1], f[2]});
+        }
+    }
+    forceCount_ = 0;
+    return out;
+  }
+
+  int observableRingCapacity() const override { return kRingSamples; }
 
   void finish() override {
     stream_.synchronize();
@@ -300,6 +388,20 @@ class CudaLbm final : public LbmBackend {
   }
 
  private:
+  // Output field slots (kFieldSlots) and one more for macroscopic(), which must not take a slot the writer reads.
+  static constexpr int kSyncSlot = kFieldSlots;
+  // Samples of the observables ring: 4 doubles each, 32 KiB on the device.
+  static constexpr int kRingSamples = 1024;
+
+  long long ownedCells() const {
+    return static_cast<long long>(p_.ownHi(0) - p_.ownLo(0)) * (p_.ownHi(1) - p_.ownLo(1)) * (p_.ownHi(2) - p_.ownLo(2));
+  }
+
+  struct FieldCopy {
+    PinnedBuffer<T> rho, u;
+    CudaEvent copied{CudaEvent::Sleeping{}};  // recorded on the copy stream after the slot's copy
+  };
+
   static const char* storageName() {
     if constexpr (sizeof(S) == 2) return "half (FP16 storage, FP32 arithmetic)";
     else if constexpr (sizeof(S) == 4) return "single";
@@ -597,7 +699,7 @@ class CudaLbm final : public LbmBackend {
   template <class Index>
   void launchFields() {
     fieldsKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), flags_.get(),
-                                                                rhoHost_.device(), uHost_.device());
+                                                                fieldRho_.get(), fieldU_.get());
     HOPSIM_CUDA_CHECK_LAUNCH("fieldsKernel");
   }
 
@@ -617,6 +719,7 @@ class CudaLbm final : public LbmBackend {
   bool wide_ = false;
   cudaDeviceProp device_{};
   dim3 block_, grid_;
+  int gpu_;
   DeviceScope deviceScope_;  // before the streams and events: they belong to the device current at their creation
   CudaStream stream_;
   CudaEvent start_, stop_;
@@ -636,7 +739,21 @@ class CudaLbm final : public LbmBackend {
   long long boundaryCount_ = 0, openCount_ = 0;
   bool wallsInBulk_ = false;  // steps without forces: the bulk update takes the wall cells, open_ the rest
   PinnedBuffer<double> hostResult_;
-  PinnedBuffer<T> rhoHost_, uHost_;
+  // Output fields: device staging arrays of the owned block, the pinned slots they are copied into on copyStream_,
+  // the event that the fields kernel is done, and the slot copied last (whose copy the next kernel waits for).
+  DeviceBuffer<T> fieldRho_, fieldU_;
+  FieldCopy copies_[kSyncSlot + 1];
+  CudaStream copyStream_;
+  CudaEvent computed_{CudaEvent::Sleeping{}};
+  int lastCopy_ = -1;
+  // The observables ring: kRingSamples folded samples on the device, ringCount_ of them queued since the last read.
+  DeviceBuffer<double> ring_;
+  PinnedBuffer<double> ringHost_;
+  int ringCount_ = 0;
+  // The forces ring: kRingSamples samples of 3 doubles per obstacle, forceCount_ queued since the last read.
+  DeviceBuffer<double> forceRing_;
+  PinnedBuffer<double> forceRingHost_;
+  int forceCount_ = 0;
   BulkTarget<L, S> target_;  // p_, f_ and the launch shape, as the bulk update and withAccess() see them
   std::unique_ptr<BulkStep<L, S>> bulk_;
   CudaGraph graphs_[2];

@@ -79,16 +79,25 @@ static void initialiseEquilibrium(const DomainParams<T>& p, const LbmSetup& s, d
   }
 }
 
-// Folds the per-block partial sums that observablesKernel left in `partials` (fixed order: deterministic) and
-// returns the observables, through `result` on the device and `host` (at least kObservables values).
+// Folds the per-block partial sums that observablesKernel left in `partials` (fixed order: deterministic) into
+// `result` (kObservables values on the device: a ring slot, or the one result), without waiting.
+static void foldObservables(const double* partials, long long blocks, double* result, cudaStream_t stream) {
+  finishObservablesKernel<<<1, kMaxBlockThreads, 0, stream>>>(partials, blocks, result);
+  HOPSIM_CUDA_CHECK_LAUNCH("finishObservablesKernel");
+}
+
+// The observables of folded values (kObservables of them: sum (rho - 1), kinetic energy, max speed, fluid cells).
+static Observables observablesOf(const double* folded) { return {folded[3] + folded[0], folded[1], folded[2]}; }
+
+// Folds the partials and returns the observables, through `result` on the device and `host` (at least
+// kObservables values): one host synchronisation.
 static Observables finishObservables(const double* partials, long long blocks, double* result,
                                      PinnedBuffer<double>& host, CudaStream& stream) {
-  finishObservablesKernel<<<1, kMaxBlockThreads, 0, stream.get()>>>(partials, blocks, result);
-  HOPSIM_CUDA_CHECK_LAUNCH("finishObservablesKernel");
+  foldObservables(partials, blocks, result, stream.get());
   HOPSIM_CUDA_CHECK(cudaMemcpyAsync(host.get(), result, kObservables * sizeof(double), cudaMemcpyDeviceToHost,
                                     stream.get()));
   stream.synchronize();
-  return {host[3] + host[0], host[1], host[2]};
+  return observablesOf(host.get());
 }
 
 // The force on each of `obstacles` obstacles (3 doubles each in `forces` on the device), through `host`.

@@ -96,19 +96,22 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   initCell<L>(p, view, c, rho[local], u0);
 }
 
-// Density and velocity of every cell (solid cells: 1 and 0), written where the host reads them (mapped memory).
+// Density and velocity of the owned cells (solid cells: 1 and 0) into rho and u (3 per cell), packed: the owned
+// block x fastest, ghost layers left out, so that the host copies one contiguous block per field.
 template <class L, class Index, class View, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     fieldsKernel(const __grid_constant__ DomainParams<T> p, const View view, const std::uint8_t* flags, T* rho, T* u) {
   int x, y, z;
-  if (!cellOfThread(p, 0, x, y, z)) return;
+  if (!cellOfThread(p, 0, x, y, z) || !p.owns(x, y, z)) return;
   const auto c = CellCursor<Index>::make(p, x, y, z);
   T drho = T(0), r = T(1), v[3] = {T(0), T(0), T(0)};
   if (flags[c.self] == kFluid) cellMoments<L>(p, view, c, drho, r, v);
-  rho[c.self] = r;
-  u[3 * c.self] = v[0];
-  u[3 * c.self + 1] = v[1];
-  u[3 * c.self + 2] = v[2];
+  const long long mx = p.ownHi(0) - p.ownLo(0), my = p.ownHi(1) - p.ownLo(1);
+  const long long o = ((z - p.ownLo(2)) * my + (y - p.ownLo(1))) * mx + (x - p.ownLo(0));
+  rho[o] = r;
+  u[3 * o] = v[0];
+  u[3 * o + 1] = v[1];
+  u[3 * o + 2] = v[2];
 }
 
 // Per-block partial sums of the observables, reduced in a fixed order (deterministic): sum (rho - 1), sum rho u^2/2,
