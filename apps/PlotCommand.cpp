@@ -20,7 +20,7 @@ int plotCommand(const PlotArgs& args) {
   const std::string python = findPython({"matplotlib", "pandas"});
   if (python.empty()) {
     const std::string why =
-        "no python3 with matplotlib and pandas (apt-get install python3-matplotlib python3-pandas python3-h5py, or "
+        "no python3 with matplotlib and pandas (apt-get install python3-matplotlib python3-pandas, or "
         "pip install './python[plot]'; HOPSIM_PYTHON names the interpreter to use)";
     if (!args.ifAvailable) throw std::runtime_error("plot: " + why);
     std::fprintf(stderr, "hopsim plot: no plots: %s\n", why.c_str());

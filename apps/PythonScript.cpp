@@ -67,7 +67,8 @@ std::string findPython(const std::vector<std::string>& modules) {
   // Looked up, not imported: importing matplotlib and pandas takes seconds, which the script then spends again.
   std::string names;
   for (const auto& m : modules) names += (names.empty() ? "'" : ", '") + m + "'";
-  const std::string probe = "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in [" + names + "]))";
+  const std::string probe =
+      "import importlib.util as u, sys; sys.exit(any(u.find_spec(m) is None for m in [" + names + "]))";
   for (const std::string python : {"python3", "/usr/bin/python3"})
     if (runPython(python, {"-c", probe}, true) == 0) return python;
   return {};
