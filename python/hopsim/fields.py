@@ -200,7 +200,7 @@ class FieldSeries:
                 if name not in f:
                     raise KeyError(f"{path}: no dataset '{name}' (has {', '.join(f.keys())})")
                 data = f[name][()]
-                first, _ = self._block_of(f, path)
+                first, _ = self._block_of(f)
             if out is None:
                 out = np.empty(grid.shape + data.shape[3:], dtype=data.dtype)
                 covered = np.zeros(grid.shape, dtype=bool)
@@ -233,27 +233,23 @@ class FieldSeries:
             raise KeyError(f"step {step} not in the series; steps: {self.steps}") from None
 
     @staticmethod
-    def _block_of(f, path):
+    def _block_of(f):
         """(first cell x y z, whole grid cells x y z or None) of an open step file."""
         if "first" in f.attrs:
             return tuple(int(v) for v in f.attrs["first"]), tuple(int(v) for v in f.attrs["grid_cells"])
         return (0, 0, 0), None
 
     def _grid_of(self, entry):
+        """The whole grid, from the step's first file: a whole-grid file's dataset shape, or a piece's grid_cells."""
         import h5py
 
-        cells = None
+        with h5py.File(self.pieces(entry.step)[0], "r") as f:
+            first, cells = self._block_of(f)
+            if cells is None:
+                shape = next(iter(f.values())).shape
+                cells = (shape[2], shape[1], shape[0])
         origin = (0.0, 0.0, 0.0)
-        for k, path in enumerate(self.pieces(entry.step)):
-            with h5py.File(path, "r") as f:
-                first, whole = self._block_of(f, path)
-                if whole is None:
-                    shape = next(iter(f.values())).shape
-                    whole = (shape[2], shape[1], shape[0])
-            cells = whole
-            if k < len(entry.origins):
-                # The .xmf places each block by its first cell: the grid's origin is that less first * spacing.
-                o = entry.origins[k]
-                origin = tuple(o[a] - first[a] * self._spacing for a in range(3))
-            break
+        if entry.origins:
+            # The .xmf places each block by its first cell: the grid's origin is that less first * spacing.
+            origin = tuple(entry.origins[0][a] - first[a] * self._spacing for a in range(3))
         return Grid(tuple(int(c) for c in cells), tuple(float(v) for v in origin), float(self._spacing))
