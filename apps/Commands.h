@@ -38,4 +38,11 @@ struct CompareArgs {
 };
 int compareCommand(const CompareArgs& args);
 
+struct PlotArgs {
+  std::string outDir;        // a run's output folder
+  bool ifAvailable = false;  // no matplotlib or nothing to draw: a one-line note and exit 0 (the end of a run)
+  bool quiet = false;        // print only errors, not the paths written
+};
+int plotCommand(const PlotArgs& args);
+
 }  // namespace hopsim::app

@@ -1,4 +1,4 @@
-// hopsim command line: run, validate, bench, compare, info.
+// hopsim command line: run, validate, bench, compare, plot, info.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -96,6 +96,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(projectable))
       ->excludes(plotOption);
 
+  hopsim::app::PlotArgs plot;
+  auto* plotCmd = app.add_subcommand("plot", "Plot a run's observables, forces and thermo as PNGs in its folder");
+  plotCmd->add_option("outdir", plot.outDir, "The run's output folder")->required();
+  plotCmd->add_flag("--if-available", plot.ifAvailable,
+                    "Without matplotlib or anything to draw: a one-line note and exit 0 (not 1)");
+  plotCmd->add_flag("--quiet", plot.quiet, "Print only errors, not the paths of the plots");
+
   app.add_subcommand("info", "Version, build options, CPU threads and GPUs");
 
   try {
@@ -120,6 +127,7 @@ int main(int argc, char** argv) {
     if (validate->parsed()) return hopsim::app::validateCommand(names, options, all, list);
     if (benchCmd->parsed()) return hopsim::app::benchCommand(bench, options);
     if (compareCmd->parsed()) return hopsim::app::compareCommand(compare);
+    if (plotCmd->parsed()) return hopsim::app::plotCommand(plot);
     return hopsim::app::infoCommand();
   } catch (const hopsim::io::CaseError& e) {
     return hopsim::mpi::endWithFailure(hopsim::kExitBadInput, e.what());

@@ -30,8 +30,11 @@ if installed python3-paraview; then SYSTEM_PARAVIEW=1; fi
 
 packages=(build-essential cmake ninja-build pkg-config
           libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev catch2
-          libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3 python3-matplotlib)
+          libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3 python3-matplotlib python3-pandas)
 if [ "${HOPSIM_MINIMAL:-0}" != 1 ]; then
+  # The rest of the Python package's dependencies (`hopsim plot` needs only matplotlib and pandas) and what its test
+  # pip-installs it with, offline, into a venv that sees the system's packages.
+  packages+=(python3-numpy python3-h5py python3-pip python3-setuptools python3-wheel python3-venv)
   if [ "$SYSTEM_PARAVIEW" = 1 ]; then
     echo "install-deps: python3-paraview is installed; using its paraview module, and leaving out libvtk9-dev" \
          "(it conflicts through python3-vtk9): hopsim builds without VTK writers"
