@@ -302,9 +302,33 @@ halfprof)
   done ;;
 lbm)
   run lbm_gpu_tests 200 $T "[gpu][lbm]" ;;
+overlap)
+  # Issue 22 on the bounded case as a user runs it (fields every 100 steps, observables every 10): the overlapped
+  # output against the synchronous path (same files, byte for byte), observables every step, and
+  # `bench --with-output` (wall/update and the disk's write bandwidth, same process).
+  C22="bench/lbm_cavity3d_256_single.yaml --set run.steps=1000 --set output.every=100 --set output.fields=[density,velocity] --set output.formats=[hdf5] --set output.observables.every=10"
+  run overlap_async 120 build/hopsim run $C22 --output /tmp/ov_async
+  run overlap_sync 120 env HOPSIM_SYNC_OUTPUT=1 build/hopsim run $C22 --output /tmp/ov_sync
+  run overlap_cmp 60 bash -c 'for f in /tmp/ov_async/*.h5 /tmp/ov_async/*.csv /tmp/ov_async/fields.xmf; do cmp "$f" "/tmp/ov_sync/$(basename "$f")" || exit 1; done; echo "every file the same bytes"'
+  run overlap_obs1 120 build/hopsim run $C22 --set output.observables.every=1 --set output.every=0 --output /tmp/ov_obs1
+  run overlap_update 60 build/hopsim bench bench/lbm_cavity3d_256_single.yaml --repeats 5 --json "$R/overlap_update.json"
+  run overlap_bench 180 build/hopsim bench bench/lbm_cavity3d_256_single.yaml --with-output --json "$R/overlap_bench.json"
+  for d in ov_async ov_sync ov_obs1; do cp /tmp/$d/run.json "$R/${d}_run.json" 2>/dev/null; done
+  rm -rf /tmp/ov_async /tmp/ov_sync /tmp/ov_obs1 ;;
+ranks)
+  # A CUDA run restarted on another number of ranks (sharing the GPU): the CPU test's script, on the cuda backend,
+  # with wall cells in the boundary pass on every rank count (HOPSIM_LBM_WALLS_IN_BULK=0) and h5py for h5diff.
+  mkdir -p /tmp/shim && printf '%s\n' '#!/usr/bin/env python3' 'import sys, h5py, numpy as np' \
+    'a, b = h5py.File(sys.argv[-3] if len(sys.argv) > 3 else sys.argv[-2]), h5py.File(sys.argv[-2] if len(sys.argv) > 3 else sys.argv[-1])' \
+    'names = [sys.argv[-1].lstrip("/")] if len(sys.argv) > 3 else [k for k in a if isinstance(a[k], h5py.Dataset)]' \
+    'sys.exit(0 if all(np.array_equal(a[n][()], b[n][()]) for n in names) else 1)' > /tmp/shim/h5diff && chmod +x /tmp/shim/h5diff
+  sed 's/backend: cpu/backend: cuda/' tests/integration/checkpoint_other_ranks.sh > /tmp/ranks_cuda.sh
+  run ranks_cuda 120 env PATH=/tmp/shim:$PATH HOPSIM_LBM_WALLS_IN_BULK=0 bash /tmp/ranks_cuda.sh build/hopsim "$(command -v mpiexec)" ;;
 ckpt)
   # Checkpoints on the GPU: the populations' round trip and a continued run against an uninterrupted one.
-  run checkpoint_gpu_tests 120 $T "[gpu][checkpoint]" ;;
+  run checkpoint_gpu_tests 120 $T "[gpu][checkpoint]"
+  run md_gpu_tests 120 $T "[gpu][md]"
+  run mpi_gpu_2 150 $M -n 2 build/tests/hopsim_mpi_tests "[gpu]" ;;
 suite)
   # The standard suite (the reference results of docs/bench/), then what a user sees of it: compare against a copy
   # of itself, the projections onto the GPUs known by datasheet, and the chart (where matplotlib is installed).
