@@ -282,7 +282,8 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     if (onThermo) onThermo(r);
   };
   // Host time of the loop's parts (they add up to the loop's wall time with "other"): on a GPU the steps' time is
-  // the time advance() takes, which synchronises on every step (the rebuild flag) and so includes the kernels.
+  // the time advance() takes, which synchronises on every step (the rebuild flag) and so includes the kernels, but
+  // for the last step of each advance, which the next advance waits for (or the thermo read-back before a frame).
   double stepSeconds = 0, thermoSeconds = 0, frameSeconds = 0, checkpointSeconds = 0;
   auto since = [](std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
