@@ -53,7 +53,10 @@ hid_t makeGroups(hid_t file, const std::string& path) {
   // Creates every missing group along path and returns the last one (open).
   hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
   H5Pset_create_intermediate_group(lcpl, 1);
-  hid_t g = H5Gcreate2(file, path.c_str(), lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  H5Pset_obj_track_times(gcpl, false);
+  hid_t g = H5Gcreate2(file, path.c_str(), lcpl, gcpl, H5P_DEFAULT);
+  H5Pclose(gcpl);
   H5Pclose(lcpl);
   return checkId(g, "creating group " + path);
 }
@@ -81,6 +84,9 @@ hid_t makeSeriesDataset(hid_t group, const char* name, hid_t type, const std::ve
   const hid_t space = H5Screate_simple(rank, dims.data(), maxDims.data());
   const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   H5Pset_chunk(dcpl, rank, chunk.data());
+  // No modification times in the object headers (as the LBM field files): the same frames make the same bytes,
+  // whenever they are written, and the writer thread's file can be compared with the synchronous path's.
+  H5Pset_obj_track_times(dcpl, false);
   const hid_t ds = H5Dcreate2(group, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   H5Pclose(dcpl);
   H5Sclose(space);

@@ -1,6 +1,6 @@
 // The MD trajectory written by a writer thread and thermo read back in batches (issue 22): the same thermo.csv and
 // H5MD datasets as the synchronous path (HOPSIM_SYNC_OUTPUT=1: each frame written and each sample read before the run
-// goes on), on a stable and on a blowing-up run; single precision stored as float; a write that fails in the writer
+// goes on), byte for byte, on a stable and on a blowing-up run; single precision stored as float; a write that fails in the writer
 // thread ends the run with its error, once, exit 1, and no trajectory under its final name; the phases add up.
 #include <hdf5.h>
 
@@ -106,11 +106,13 @@ const std::vector<std::string>& trajectoryDatasets() {
   return names;
 }
 
-// The two runs' files: thermo.csv and trajectory.xmf byte for byte, every H5MD dataset value for value as stored.
+// The two runs' files byte for byte (the H5MD file records no modification times), and every H5MD dataset value for
+// value as stored, which says where a difference is.
 void checkSameFiles(const fs::path& a, const fs::path& b) {
   REQUIRE(fs::exists(a / "thermo.csv"));
   CHECK(text(a / "thermo.csv") == text(b / "thermo.csv"));
   CHECK(text(a / "trajectory.xmf") == text(b / "trajectory.xmf"));
+  CHECK(text(a / "trajectory.h5") == text(b / "trajectory.h5"));
   for (const std::string& name : trajectoryDatasets()) {
     INFO(name);
     const Dataset x = readDataset(a / "trajectory.h5", name), y = readDataset(b / "trajectory.h5", name);
