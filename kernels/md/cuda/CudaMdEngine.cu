@@ -295,9 +295,11 @@ class CudaMdEngine final : public MdEngine {
         HOPSIM_CUDA_CHECK(cudaGraphLaunch(last ? lastGraph_ : stepGraph_, stream_));
       }
     }
-    // No synchronisation after the last step: the host goes on (a thermo sample into the ring, a frame copy, the
-    // next advance) while it runs. What reads the state on the host synchronises first (thermo, fetch, stats); the
-    // last step's graph does not touch the pinned scalars that the next advance writes before its launch.
+    // Returns when the last step has run: the run loop's "steps" phase is then the steps' time on the GPU, to the
+    // end (as LBM's update phase, issue 22), and comparable with `hopsim bench`. It costs one launch gap per advance
+    // on top of the one per step that the rebuild flag costs anyway; the thermo sample and frame copy queued after
+    // it (sampleThermo, startFrameCopy) do not wait.
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   RawThermo thermo() override {
@@ -404,7 +406,6 @@ class CudaMdEngine final : public MdEngine {
     if (!config_.timePhases) {
       s.forceSeconds = s.integrateSeconds = s.otherSeconds = std::numeric_limits<double>::quiet_NaN();
     }
-    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // advance() returns before its last step has run
     listCounts_.report(s, a_.ncount, n_, stats_.neighborBuilds, gpu_, stream_);
     return s;
   }
