@@ -5,6 +5,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 
@@ -52,7 +53,10 @@ hid_t makeGroups(hid_t file, const std::string& path) {
   // Creates every missing group along path and returns the last one (open).
   hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
   H5Pset_create_intermediate_group(lcpl, 1);
-  hid_t g = H5Gcreate2(file, path.c_str(), lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  H5Pset_obj_track_times(gcpl, false);
+  hid_t g = H5Gcreate2(file, path.c_str(), lcpl, gcpl, H5P_DEFAULT);
+  H5Pclose(gcpl);
   H5Pclose(lcpl);
   return checkId(g, "creating group " + path);
 }
@@ -70,16 +74,32 @@ hid_t makeSeriesDataset(hid_t group, const char* name, hid_t type, const std::ve
     chunk[k + 1] = shape[k];
     chunkElems *= shape[k];
   }
-  // Chunks of at most ~64k rows keep memory bounded for millions of particles.
-  if (!shape.empty() && chunkElems > (1u << 16) * 3) chunk[1] = std::max<hsize_t>(1, (1u << 16));
+  // One chunk per frame up to 64 MiB (a frame of a million atoms' positions in double is 24 MiB): each frame's
+  // values are one contiguous block of the file, written by one H5Dwrite straight from the caller's buffer (a chunk
+  // larger than HDF5's chunk cache bypasses it). Larger frames are cut along the particles into such chunks.
+  const hsize_t chunkBytes = hsize_t(64) << 20;
+  if (!shape.empty() && chunkElems * H5Tget_size(type) > chunkBytes)
+    chunk[1] = std::max<hsize_t>(1, chunkBytes / (chunkElems / shape[0] * H5Tget_size(type)));
   if (shape.empty()) chunk[0] = 256;
   const hid_t space = H5Screate_simple(rank, dims.data(), maxDims.data());
   const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   H5Pset_chunk(dcpl, rank, chunk.data());
+  // No modification times in the object headers (as the LBM field files): the same frames make the same bytes,
+  // whenever they are written, and the writer thread's file can be compared with the synchronous path's.
+  H5Pset_obj_track_times(dcpl, false);
   const hid_t ds = H5Dcreate2(group, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
   H5Pclose(dcpl);
   H5Sclose(space);
   return checkId(ds, std::string("creating dataset ") + name);
+}
+
+// The step at which HOPSIM_INJECT_TRAJECTORY_WRITE_FAILURE=<step> makes frame() fail halfway, or -1.
+long long injectedFailureStep() {
+  const char* v = std::getenv("HOPSIM_INJECT_TRAJECTORY_WRITE_FAILURE");
+  if (!v || !*v) return -1;
+  char* end = nullptr;
+  const long long step = std::strtoll(v, &end, 10);
+  return *end ? -1 : step;
 }
 
 void appendRow(hid_t ds, hid_t memType, const void* data) {
@@ -204,6 +224,9 @@ void H5mdWriter::reopen(long long lastStep) {
       check(H5Dset_extent(ds, dims.data()), "cutting " + group + " at the restart step");
     }
     if (group == "particles/all/position") {
+      const hid_t type = H5Dget_type(ser->value);
+      valueBytes_ = H5Tget_size(type) == 4 ? 4 : 8;
+      H5Tclose(type);
       for (hsize_t k = 0; k < keep; ++k) frameTimes_.emplace_back(steps[k], times[k]);
       frames_ = static_cast<int>(keep);
     }
@@ -235,7 +258,8 @@ H5mdWriter::~H5mdWriter() {
   if (fileId_ >= 0) H5Fclose(fileId_);  // unfinished: stays as .part
 }
 
-H5mdWriter::Series& H5mdWriter::series(const std::string& group, const std::vector<unsigned long long>& shape) {
+H5mdWriter::Series& H5mdWriter::series(const std::string& group, const std::vector<unsigned long long>& shape,
+                                       long long valueType) {
   for (auto& [name, s] : series_)
     if (name == group) return *s;
   auto* s = new Series;
@@ -244,31 +268,57 @@ H5mdWriter::Series& H5mdWriter::series(const std::string& group, const std::vect
   s->step = makeSeriesDataset(s->group, "step", H5T_STD_I64LE, {});
   s->time = makeSeriesDataset(s->group, "time", H5T_IEEE_F64LE, {});
   std::vector<hsize_t> hs(shape.begin(), shape.end());
-  s->value = makeSeriesDataset(s->group, "value", group.ends_with("/id") ? H5T_STD_I64LE : H5T_IEEE_F64LE, hs);
+  s->value = makeSeriesDataset(s->group, "value", static_cast<hid_t>(valueType), hs);
   return *s;
 }
 
 void H5mdWriter::frame(long long step, double time, const hopsim::md::ParticleState& s) {
   if (s.size() != n_) throw std::logic_error("H5mdWriter: particle count changed");
-  std::vector<double> buf(3 * n_);
-  auto put = [&](const std::string& name, const std::vector<double>& a, const std::vector<double>& b,
-                 const std::vector<double>& c) {
-    for (std::size_t i = 0; i < n_; ++i) buf[3 * i] = a[i], buf[3 * i + 1] = b[i], buf[3 * i + 2] = c[i];
-    auto& ser = series("particles/all/" + name, {n_, 3});
+  std::vector<double> pos(3 * n_), vel(3 * n_);
+  for (std::size_t i = 0; i < n_; ++i) {
+    pos[3 * i] = s.x[i], pos[3 * i + 1] = s.y[i], pos[3 * i + 2] = s.z[i];
+    vel[3 * i] = s.vx[i], vel[3 * i + 1] = s.vy[i], vel[3 * i + 2] = s.vz[i];
+  }
+  frame(step, time, s.box.length, pos.data(), vel.data(), s.id.data());
+}
+
+void H5mdWriter::frame(long long step, double time, const std::array<double, 3>& box, const float* positions,
+                       const float* velocities, const long long* ids) {
+  frameValues(step, time, box, H5T_NATIVE_FLOAT, positions, velocities, ids);
+}
+
+void H5mdWriter::frame(long long step, double time, const std::array<double, 3>& box, const double* positions,
+                       const double* velocities, const long long* ids) {
+  frameValues(step, time, box, H5T_NATIVE_DOUBLE, positions, velocities, ids);
+}
+
+void H5mdWriter::frameValues(long long step, double time, const std::array<double, 3>& box, long long memType,
+                             const void* positions, const void* velocities, const long long* ids) {
+  // A new dataset stores what the first frame holds; an existing one keeps its type (HDF5 converts).
+  const bool stored = std::any_of(series_.begin(), series_.end(),
+                                  [](const auto& e) { return e.first == "particles/all/position"; });
+  if (!stored) valueBytes_ = H5Tequal(static_cast<hid_t>(memType), H5T_NATIVE_FLOAT) > 0 ? 4 : 8;
+  const hid_t valueType = valueBytes_ == 4 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+  auto put = [&](const char* name, const void* values) {
+    auto& ser = series(std::string("particles/all/") + name, {n_, 3}, valueType);
     appendRow(ser.step, H5T_NATIVE_LLONG, &step);
     appendRow(ser.time, H5T_NATIVE_DOUBLE, &time);
-    appendRow(ser.value, H5T_NATIVE_DOUBLE, buf.data());
+    appendRow(ser.value, static_cast<hid_t>(memType), values);
   };
-  put("position", s.x, s.y, s.z);
-  put("velocity", s.vx, s.vy, s.vz);
-  auto& ids = series("particles/all/id", {n_});
-  appendRow(ids.step, H5T_NATIVE_LLONG, &step);
-  appendRow(ids.time, H5T_NATIVE_DOUBLE, &time);
-  appendRow(ids.value, H5T_NATIVE_LLONG, s.id.data());
-  auto& edges = series("particles/all/box/edges", {3});
+  put("position", positions);
+  if (step == injectedFailureStep())
+    throw std::runtime_error(fmt::format("writing the frame of step {} to {} failed (injected by "
+                                         "HOPSIM_INJECT_TRAJECTORY_WRITE_FAILURE)", step, part_.string()));
+  put("velocity", velocities);
+  auto& idSeries = series("particles/all/id", {n_}, H5T_STD_I64LE);
+  appendRow(idSeries.step, H5T_NATIVE_LLONG, &step);
+  appendRow(idSeries.time, H5T_NATIVE_DOUBLE, &time);
+  appendRow(idSeries.value, H5T_NATIVE_LLONG, ids);
+  auto& edges = series("particles/all/box/edges", {3}, H5T_IEEE_F64LE);
   appendRow(edges.step, H5T_NATIVE_LLONG, &step);
   appendRow(edges.time, H5T_NATIVE_DOUBLE, &time);
-  appendRow(edges.value, H5T_NATIVE_DOUBLE, s.box.length.data());
+  appendRow(edges.value, H5T_NATIVE_DOUBLE, box.data());
+  // Flushed per frame: a run killed later leaves a .part file that a restart can continue.
   check(H5Fflush(fileId_, H5F_SCOPE_GLOBAL), "flushing the H5MD file");
   frameTimes_.emplace_back(step, time);
   ++frames_;
@@ -276,7 +326,7 @@ void H5mdWriter::frame(long long step, double time, const hopsim::md::ParticleSt
 
 void H5mdWriter::observables(long long step, double time, const std::vector<std::pair<std::string, double>>& values) {
   for (const auto& [name, v] : values) {
-    auto& ser = series("observables/" + name, {});
+    auto& ser = series("observables/" + name, {}, H5T_IEEE_F64LE);
     appendRow(ser.step, H5T_NATIVE_LLONG, &step);
     appendRow(ser.time, H5T_NATIVE_DOUBLE, &time);
     appendRow(ser.value, H5T_NATIVE_DOUBLE, &v);
@@ -294,9 +344,10 @@ void H5mdWriter::writeXdmf() const {
     return fmt::format(
         "     <DataItem ItemType=\"HyperSlab\" Dimensions=\"{n} 3\" Type=\"HyperSlab\">\n"
         "      <DataItem Dimensions=\"3 3\" Format=\"XML\">{k} 0 0 1 1 1 1 {n} 3</DataItem>\n"
-        "      <DataItem Dimensions=\"{f} {n} 3\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">{h5}:/particles/all/{ds}/value</DataItem>\n"
+        "      <DataItem Dimensions=\"{f} {n} 3\" NumberType=\"Float\" Precision=\"{p}\" Format=\"HDF\">{h5}:/particles/all/{ds}/value</DataItem>\n"
         "     </DataItem>\n",
-        fmt::arg("n", n_), fmt::arg("k", k), fmt::arg("f", frames_), fmt::arg("h5", h5), fmt::arg("ds", dataset));
+        fmt::arg("n", n_), fmt::arg("k", k), fmt::arg("f", frames_), fmt::arg("h5", h5), fmt::arg("ds", dataset),
+        fmt::arg("p", valueBytes_));
   };
   for (int k = 0; k < frames_; ++k) {
     out += fmt::format("   <Grid Name=\"step {}\" GridType=\"Uniform\">\n    <Time Value=\"{:.17g}\"/>\n",

@@ -1,6 +1,7 @@
 // H5MD trajectory writer (particles/all/{position, velocity, id, box}, observables) plus an XDMF file for ParaView.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -26,6 +27,16 @@ class H5mdWriter {
 
   // Positions relative to the box origin, in [0, L); particles in id order.
   void frame(long long step, double time, const hopsim::md::ParticleState& s);
+  // The same from arrays in id order: positions and velocities interleaved (particle k at [3k, 3k + 3)), ids
+  // ascending. Each dataset of the frame is written by one H5Dwrite of the whole frame. A new file's positions and
+  // velocities are stored as the first frame's values are (float: single-precision runs; the reader converts);
+  // a continued file keeps the type it has. HOPSIM_INJECT_TRAJECTORY_WRITE_FAILURE=<step> makes the frame of that
+  // step fail halfway (positions written, the rest not): how the tests show that a failed write leaves no
+  // trajectory under the final name.
+  void frame(long long step, double time, const std::array<double, 3>& box, const float* positions,
+             const float* velocities, const long long* ids);
+  void frame(long long step, double time, const std::array<double, 3>& box, const double* positions,
+             const double* velocities, const long long* ids);
   // One sample of named scalar observables (thermo columns), each its own H5MD time series.
   void observables(long long step, double time, const std::vector<std::pair<std::string, double>>& values);
   void finish();
@@ -34,7 +45,9 @@ class H5mdWriter {
 
  private:
   struct Series;
-  Series& series(const std::string& group, const std::vector<unsigned long long>& valueShape);
+  Series& series(const std::string& group, const std::vector<unsigned long long>& valueShape, long long valueType);
+  void frameValues(long long step, double time, const std::array<double, 3>& box, long long memType,
+                   const void* positions, const void* velocities, const long long* ids);
   void writeXdmf() const;
   void create(const std::string& creatorVersion);
   void reopen(long long lastStep);
@@ -45,6 +58,7 @@ class H5mdWriter {
   std::vector<std::pair<std::string, Series*>> series_;
   std::vector<std::pair<long long, double>> frameTimes_;
   int frames_ = 0;
+  int valueBytes_ = 8;  // of the stored positions and velocities (the XDMF file says so)
   bool finished_ = false;
 };
 

@@ -1,8 +1,10 @@
 // The backend seam of the MD solver: a CPU or CUDA engine that owns the particles while they are advanced.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/md/MdCase.h"
@@ -59,6 +61,17 @@ struct EngineState {
   std::size_t size() const { return x.size(); }
 };
 
+// A trajectory frame in host memory, in the engine's order (ids say who is who) and its storage precision, as
+// MdEngine::frameCopy() returns it: valid until the next startFrameCopy() of the same slot.
+struct HostFrame {
+  std::size_t n = 0;
+  int valueBytes = 8;                    // 4: positions and velocities are floats, 8: doubles
+  std::array<const void*, 3> x{}, v{};   // positions (in [0, L)) and velocities, one array per axis
+  const long long* id = nullptr;
+  Box box;
+  double mass = 1;
+};
+
 struct EngineConfig {
   Precision precision = Precision::Double;
   LjSettings lj;
@@ -88,6 +101,39 @@ class MdEngine {
   // left, so that the next advance() continues as the engine that saved it would have (collective).
   virtual void restoreState(const EngineState& state) = 0;
   virtual std::string backendName() const = 0;   // "cpu (2 OpenMP threads)", "cuda (NVIDIA H200)"
+
+  // Thermo without a host synchronisation per sample (issue 22): sampleThermo() queues the sums thermo() would
+  // return now, readThermo() returns the samples queued since the last read, in order, and forgets them. At most
+  // thermoRingCapacity() samples between two reads. The CUDA engine copies the sums into a device-side ring and
+  // reads the batch back with one synchronisation; this default takes thermo() at once (the CPU engines, which
+  // have nothing to wait for, and the decomposed ones, whose thermo() reduces over the ranks: the reduction stays
+  // where the run loop calls it, the same step on every rank).
+  virtual void sampleThermo() { sampled_.push_back(thermo()); }
+  virtual std::vector<RawThermo> readThermo() { return std::exchange(sampled_, {}); }
+  virtual int thermoRingCapacity() const { return 64; }
+
+  // A trajectory frame without stopping the steps: startFrameCopy() takes the current particles into host slot 0
+  // or 1 and returns; frameCopy() waits for them (callable from the output writer thread, once the caller has seen
+  // startFrameCopy return) and returns them. The CUDA engine copies on a stream of its own into pinned memory; this
+  // default downloads at once (collective in a decomposed run, like download(): the main thread calls
+  // startFrameCopy, the writer thread only frameCopy).
+  virtual void startFrameCopy(int slot) { download(frameSlots_[slot & 1]); }
+  virtual HostFrame frameCopy(int slot) {
+    const ParticleState& s = frameSlots_[slot & 1];
+    HostFrame f;
+    f.n = s.size();
+    f.valueBytes = 8;
+    f.x = {s.x.data(), s.y.data(), s.z.data()};
+    f.v = {s.vx.data(), s.vy.data(), s.vz.data()};
+    f.id = s.id.data();
+    f.box = s.box;
+    f.mass = s.mass;
+    return f;
+  }
+
+ private:
+  std::vector<RawThermo> sampled_;
+  ParticleState frameSlots_[2];
 };
 
 std::unique_ptr<MdEngine> makeCpuEngine(const EngineConfig& config);

@@ -30,7 +30,10 @@ void checkHostMemory(const MdCase& c, int ranksOnNode) {
   // A full list holds every atom within range; its stride grows past the mean to the densest atom's count.
   const double neighbours = 1.25 * density * 4.0 / 3.0 * std::numbers::pi * range * range * range;
   const double stateBytes = 7 * 8;  // x, y, z, vx, vy, vz, id
-  const double engineBytes = 9 * 8 + 8 + 3 * 4 + 3 * 8 + 4 * neighbours;
+  // The trajectory output's two host frames (MdEngine::startFrameCopy, at most doubles and ids) and the writer's
+  // id-ordered copy with its permutation (MdTrajectoryOutput) come on top of the engine's arrays.
+  const double frameBytes = 2 * 7 * 8 + 7 * 8 + 8;
+  const double engineBytes = 9 * 8 + 8 + 3 * 4 + 3 * 8 + 4 * neighbours + frameBytes;
   ::hopsim::checkHostMemory(atoms * (ranksOnNode * stateBytes + engineBytes),
                             fmt::format("this case ({:.0f} atoms{})", atoms,
                                         ranksOnNode > 1 ? fmt::format(", {} ranks on this node", ranksOnNode) : ""));
@@ -44,8 +47,9 @@ double deviceBytes(const MdCase& c, double atoms) {
   const double s = c.precision == Precision::Single ? 4 : 8;  // positions and velocities
   const double p = c.precision == Precision::Double ? 8 : 4;  // pair arithmetic and forces
   // x y z, v, x0 (S); f (P); pos (4 P); id; list count; sort keys, sorted keys, values, order; gather scratch (8);
-  // the radix sort's temporary storage (about its keys and values again); the list.
-  const double perAtom = 9 * s + 3 * p + 4 * p + 8 + 4 + 4 * 4 + 8 + 8 + 4 * stride;
+  // the radix sort's temporary storage (about its keys and values again); the list; the trajectory frames' staging
+  // copy of positions, velocities and ids (every run takes a frame, at its end at least).
+  const double perAtom = 9 * s + 3 * p + 4 * p + 8 + 4 + 4 * 4 + 8 + 8 + 4 * stride + 6 * s + 8;
   return atoms * perAtom;
 }
 

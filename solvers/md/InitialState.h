@@ -21,7 +21,8 @@ void checkHostMemory(const MdCase& c, int ranksOnNode);
 
 // The GPU memory a CUDA engine takes for `atoms` atoms (a decomposed rank: owned atoms plus ghosts) of the case:
 // positions, velocities, list references, forces, pair-precision positions, ids, bins, sort buffers and a full
-// neighbour list (its stride grows to the densest atom's count, at least 96 entries).
+// neighbour list (its stride grows to the densest atom's count, at least 96 entries), and the staging copy a frame
+// goes through on its way to the host (MdEngine::startFrameCopy).
 double deviceBytes(const MdCase& c, double atoms);
 // The atoms one rank puts on its GPU: all of them on one rank; a decomposed rank's share with its ghosts (the
 // sub-box widened by cutoff + skin on every side), for the process grid `dims`.
