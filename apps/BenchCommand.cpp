@@ -17,6 +17,7 @@
 #include "solvers/lbm/LbmOutputBench.h"
 #include "solvers/lbm/LbmRun.h"
 #include "solvers/md/MdBench.h"
+#include "solvers/md/MdOutputBench.h"
 
 namespace hopsim::app {
 
@@ -86,7 +87,6 @@ int benchCommand(const BenchArgs& args, const RunOptions& options) {
     if (solver == "md") {
       // MD has one kernel family and no population layout: options that would choose among them are refused.
       if (!args.layouts.empty()) throw InputError("--layouts applies to LBM cases; an MD case has no population layout");
-      if (args.withOutput) throw InputError("--with-output applies to LBM cases");
       lbmCase = false;
       RunOptions md = options;
       for (const auto& k : args.kernels) md.kernels = *kernelVariantFrom(k);  // planMdDevice refuses hopper
@@ -94,6 +94,10 @@ int benchCommand(const BenchArgs& args, const RunOptions& options) {
       b.steps = args.steps;
       b.repeats = args.repeats;
       result = md::bench(doc, md, b);
+      if (args.withOutput) {
+        md::OutputBenchOptions o;
+        result["run_with_output"] = md::benchWithOutput(args.caseFile, args.overrides, md, o);
+      }
     } else {
       result = benchLbm(io::parseLbmCase(doc), args, options);
     }

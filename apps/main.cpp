@@ -59,8 +59,9 @@ int main(int argc, char** argv) {
   benchCmd->add_option("--repeats", bench.repeats, "Timed repeats (median reported)")->check(CLI::Range(1, 1000));
   benchCmd->add_option("--json", bench.json, "Also write the JSON result to this file");
   benchCmd->add_flag("--with-output", bench.withOutput,
-                     "LBM: also run the case for 1000 steps with fields every 100 and observables every 10 into a "
-                     "temporary folder, and report its MLUPS over the wall time beside the disk's write bandwidth");
+                     "Also run the case as a user does into a temporary folder (LBM: 1000 steps, fields every 100, "
+                     "observables every 10; MD: 2000 steps, thermo every 10, a frame every 50) and report its rate "
+                     "over the wall time beside the disk's write bandwidth");
   benchCmd->add_option("--kernels", bench.kernels, "Kernel variants to compare: portable,hopper")
       ->delimiter(',')
       ->check(CLI::IsMember({"auto", "portable", "hopper"}));

@@ -315,6 +315,27 @@ overlap)
   run overlap_bench 180 build/hopsim bench bench/lbm_cavity3d_256_single.yaml --with-output --json "$R/overlap_bench.json"
   for d in ov_async ov_sync ov_obs1; do cp /tmp/$d/run.json "$R/${d}_run.json" 2>/dev/null; done
   rm -rf /tmp/ov_async /tmp/ov_sync /tmp/ov_obs1 ;;
+mdoverlap)
+  # Issue 22 for MD, as the issue measured it: the LJ liquid at 1,048,576 atoms (mixed precision) for 2000 steps,
+  # thermo every 10, a trajectory frame every 50: the overlapped run, the synchronous path (same positions), thermo
+  # every step, `bench --with-output` (update-only and with output in one process, the disk's write bandwidth), and
+  # the GPU MD tests with memcheck on the new ones.
+  CMD="inputs/md/lj_liquid.yaml --set system.lattice.cells=[64,64,64] --set precision=mixed --set device.backend=cuda"
+  OUTM="--set run.steps=2000 --set thermo.every=10 --set output.every=50 --set output.formats=[h5md]"
+  run md_gpu_tests 120 $T "[gpu][md]"
+  run md_async 90 build/hopsim run $CMD $OUTM --output /tmp/md_async
+  run md_sync 90 env HOPSIM_SYNC_OUTPUT=1 build/hopsim run $CMD $OUTM --output /tmp/md_sync
+  run md_cmp 60 python3 -c "
+import h5py, numpy as np, sys
+a, b = h5py.File('/tmp/md_async/trajectory.h5'), h5py.File('/tmp/md_sync/trajectory.h5')
+p = 'particles/all/position/value'; same = np.array_equal(a[p][()], b[p][()])
+print(p, a[p].shape, a[p].dtype, 'bitwise' if same else 'DIFFERENT'); sys.exit(0 if same else 1)"
+  run md_thermo1 90 build/hopsim run $CMD --set run.steps=2000 --set thermo.every=1 --set output.every=0 --output /tmp/md_t1
+  run md_bench 150 build/hopsim bench $CMD --with-output --json "$R/md_bench.json"
+  for d in md_async md_sync md_t1; do cp /tmp/$d/run.json "$R/${d}_run.json" 2>/dev/null; done
+  rm -rf /tmp/md_async /tmp/md_sync /tmp/md_t1
+  run md_memcheck 90 compute-sanitizer --tool memcheck --error-exitcode 1 $T "gpu md: a frame copy*"
+  run lbm_async_gpu 60 $T "CUDA LBM: the observables ring*" ;;
 ranks)
   # A CUDA run restarted on another number of ranks (sharing the GPU): the CPU test's script, on the cuda backend,
   # with wall cells in the boundary pass on every rank count (HOPSIM_LBM_WALLS_IN_BULK=0) and h5py for h5diff.

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 
 #include "io/AtomicFile.h"
+#include "io/Hdf5Handle.h"
 
 namespace hopsim::io::md {
 
@@ -294,6 +296,9 @@ void H5mdWriter::frame(long long step, double time, const std::array<double, 3>&
 
 void H5mdWriter::frameValues(long long step, double time, const std::array<double, 3>& box, long long memType,
                              const void* positions, const void* velocities, const long long* ids) {
+  // On the writer thread while the run goes on: HDF5 is not thread-safe, and a field or checkpoint file may be
+  // written meanwhile.
+  std::lock_guard library(h5::libraryMutex());
   // A new dataset stores what the first frame holds; an existing one keeps its type (HDF5 converts).
   const bool stored = std::any_of(series_.begin(), series_.end(),
                                   [](const auto& e) { return e.first == "particles/all/position"; });
@@ -325,6 +330,7 @@ void H5mdWriter::frameValues(long long step, double time, const std::array<doubl
 }
 
 void H5mdWriter::observables(long long step, double time, const std::vector<std::pair<std::string, double>>& values) {
+  std::lock_guard library(h5::libraryMutex());
   for (const auto& [name, v] : values) {
     auto& ser = series("observables/" + name, {}, H5T_IEEE_F64LE);
     appendRow(ser.step, H5T_NATIVE_LLONG, &step);

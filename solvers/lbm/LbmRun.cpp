@@ -320,7 +320,10 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     // Chunks of about 0.25 s of work, so that the progress line stays alive and a signal ends the run soon: from a
     // CPU's rate (~80 MLUPS) at first, then from the rate measured so far (a GPU steps a 256^3 lattice in under a
     // millisecond, and a chunk of one step would synchronise with the host every step).
-    const double updateSeconds = timers.seconds(kUpdate);
+    // Every rank must end its chunk at the same step (the chunk's end meets the other ranks in collectives): the
+    // slowest rank's time decides, the same number everywhere.
+    const double updateSeconds =
+        sim.decomposed() ? sim.comm().allreduceMax(timers.seconds(kUpdate)) : timers.seconds(kUpdate);
     const long long stepped = s - firstStep;
     long long chunk = std::max<long long>(1, static_cast<long long>(2e7 / static_cast<double>(sim.cellCount())));
     if (stepped > 0 && updateSeconds > 0)

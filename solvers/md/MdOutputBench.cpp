@@ -12,7 +12,7 @@
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
 #include "io/md/MdCaseParser.h"
-#include "solvers/md/MdDiskWrite.h"
+#include "solvers/common/DiskWriteBandwidth.h"
 #include "solvers/md/MdSimulation.h"
 
 namespace hopsim::md {

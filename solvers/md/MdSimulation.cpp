@@ -199,11 +199,11 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
 
   const long long first = initial.step, last = runFirst + c.steps;
   const double dt = c.integrator.dt;
-  // HOPSIM_SYNC_OUTPUT=1: each frame written and each thermo sample read back before the run goes on, as before the
-  // overlapped output (issue 22): the reference its tests compare it with (the same rows, the same datasets). At the
-  // merge with async-output, RunOptions::syncOutput (set by the LBM tests) asks for it too.
+  // HOPSIM_SYNC_OUTPUT=1 (or RunOptions::syncOutput): each frame written and each thermo sample read back before the
+  // run goes on, as before the overlapped output (issue 22): the reference its tests compare it with (the same rows,
+  // the same datasets), as for LBM.
   const char* syncEnv = std::getenv("HOPSIM_SYNC_OUTPUT");
-  const bool syncOutput = syncEnv && std::string(syncEnv) == "1";
+  const bool syncOutput = options.syncOutput || (syncEnv && std::string(syncEnv) == "1");
   std::unique_ptr<io::CsvSeries> csv;
   std::unique_ptr<io::md::H5mdWriter> h5;
 #if HOPSIM_WITH_VTK

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/md/BackgroundWriter.h"
+#include "io/BackgroundWriter.h"
 #include "io/md/H5mdWriter.h"
 #include "kernels/md/MdEngine.h"
 #if HOPSIM_WITH_VTK
@@ -18,9 +18,8 @@
 
 namespace hopsim::md {
 
-// io::md::BackgroundWriter is async-output's io::BackgroundWriter under another namespace until the branches meet:
-// then this alias names io::BackgroundWriter and io/md/BackgroundWriter.* go.
-using OutputWriter = io::md::BackgroundWriter;
+// The writer thread LBM's field output uses too.
+using OutputWriter = io::BackgroundWriter;
 
 class MdTrajectoryOutput {
  public:
