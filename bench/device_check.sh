@@ -315,6 +315,17 @@ overlap)
   run overlap_bench 180 build/hopsim bench bench/lbm_cavity3d_256_single.yaml --with-output --json "$R/overlap_bench.json"
   for d in ov_async ov_sync ov_obs1; do cp /tmp/$d/run.json "$R/${d}_run.json" 2>/dev/null; done
   rm -rf /tmp/ov_async /tmp/ov_sync /tmp/ov_obs1 ;;
+obsfold)
+  # Issue 22: the observables' two-level fold. The GPU LBM tests (observables against the CPU backend, ring against
+  # the synchronous path), then the issue's case with observables every 10 steps, every step and once, and the update
+  # alone in `hopsim bench`.
+  run of_lbm_tests 120 $T "[gpu][lbm]"
+  C22="bench/lbm_cavity3d_256_single.yaml --set run.steps=1000 --set output.every=100 --set output.fields=[density,velocity] --set output.formats=[hdf5] --set output.observables.every=10"
+  run of_run10 60 build/hopsim run $C22 --output /tmp/of10
+  run of_run1 60 build/hopsim run $C22 --set output.observables.every=1 --set output.every=0 --output /tmp/of1
+  run of_run1000 60 build/hopsim run $C22 --set output.observables.every=1000 --set output.every=0 --output /tmp/of1000
+  run of_bench 60 build/hopsim bench bench/lbm_cavity3d_256_single.yaml --repeats 5 --json "$R/of_bench.json"
+  rm -rf /tmp/of10 /tmp/of1 /tmp/of1000 ;;
 mdoverlap)
   # Issue 22 for MD, as the issue measured it: the LJ liquid at 1,048,576 atoms (mixed precision) for 2000 steps,
   # thermo every 10, a trajectory frame every 50: the overlapped run, the synchronous path (same positions), thermo

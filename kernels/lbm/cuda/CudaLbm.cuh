@@ -60,6 +60,7 @@ class CudaLbm final : public LbmBackend {
     cls_ = DeviceBuffer<std::uint8_t>(n);
     forces_ = DeviceBuffer<double>(3 * std::max(1, obstacles_));
     partials_ = DeviceBuffer<double>(kObservables * blocks());
+    foldScratch_ = DeviceBuffer<double>(foldScratchSize(blocks()));
     result_ = DeviceBuffer<double>(kObservables);
     hostResult_ = PinnedBuffer<double>(std::max<std::size_t>(kObservables, 3 * std::max(1, obstacles_)));
     target_ = {p_, {f_[0].get(), f_[1].get()}, inPlace_, wide_, false, grid_, block_, device_.name,
@@ -188,22 +189,15 @@ class CudaLbm final : public LbmBackend {
     joinStreams();
     if (wide_) launchObservables<unsigned long long>();
     else launchObservables<unsigned>();
-    return finishObservables(partials_.get(), blocks(), result_.get(), hostResult_, stream_);
+    return finishObservables(partials_.get(), blocks(), foldScratch_.get(), result_.get(), hostResult_, stream_);
   }
 
   // The reduction folds into the next ring slot on the device; nothing is read back until readObservables().
   void sampleObservables() override {
-    if (ringCount_ >= kRingSamples)
-      throw std::logic_error("observables ring full: read it back before sampling again");
-    joinStreams();
-    if (!ring_.size()) {
-      ring_ = DeviceBuffer<double>(static_cast<std::size_t>(kObservables) * kRingSamples);
-      ringHost_ = PinnedBuffer<double>(static_cast<std::size_t>(kObservables) * kRingSamples);
-    }
+    double* slot = nextRingSlot();
     if (wide_) launchObservables<unsigned long long>();
     else launchObservables<unsigned>();
-    foldObservables(partials_.get(), blocks(), ring_.get() + static_cast<std::size_t>(kObservables) * ringCount_,
-                    stream_.get());
+    foldObservables(partials_.get(), blocks(), foldScratch_.get(), slot, stream_.get());
     ++ringCount_;
   }
 
@@ -519,6 +513,18 @@ class CudaLbm final : public LbmBackend {
 
   long long blocks() const { return static_cast<long long>(grid_.x) * grid_.y * grid_.z; }
 
+  // The observables ring's next slot (allocated at the first sample), after the streams are joined.
+  double* nextRingSlot() {
+    if (ringCount_ >= kRingSamples)
+      throw std::logic_error("observables ring full: read it back before sampling again");
+    joinStreams();
+    if (!ring_.size()) {
+      ring_ = DeviceBuffer<double>(static_cast<std::size_t>(kObservables) * kRingSamples);
+      ringHost_ = PinnedBuffer<double>(static_cast<std::size_t>(kObservables) * kRingSamples);
+    }
+    return ring_.get() + static_cast<std::size_t>(kObservables) * ringCount_;
+  }
+
   // Out-of-memory check before anything is allocated, with the largest domain that would fit.
   void checkMemory() {
     std::size_t freeBytes = 0, totalBytes = 0;
@@ -734,7 +740,7 @@ class CudaLbm final : public LbmBackend {
   CudaStream haloStream_{CudaStream::HighestPriority{}};
   CudaEvent mainDone_, haloDone_, shellDone_;
   bool shellPending_ = false;  // the last step was advanceShellFirst (and no full join since)
-  DeviceBuffer<double> forces_, partials_, result_;
+  DeviceBuffer<double> forces_, partials_, foldScratch_, result_;
   DeviceBuffer<BoundaryCell> boundary_, open_;  // every non-bulk fluid cell; those with inlet or outlet links
   long long boundaryCount_ = 0, openCount_ = 0;
   bool wallsInBulk_ = false;  // steps without forces: the bulk update takes the wall cells, open_ the rest

@@ -79,11 +79,21 @@ static void initialiseEquilibrium(const DomainParams<T>& p, const LbmSetup& s, d
   }
 }
 
-// Folds the per-block partial sums that observablesKernel left in `partials` (fixed order: deterministic) into
-// `result` (kObservables values on the device: a ring slot, or the one result), without waiting.
-static void foldObservables(const double* partials, long long blocks, double* result, cudaStream_t stream) {
-  finishObservablesKernel<<<1, kMaxBlockThreads, 0, stream>>>(partials, blocks, result);
-  HOPSIM_CUDA_CHECK_LAUNCH("finishObservablesKernel");
+// Scratch that foldObservables() needs for `blocks` partials (doubles).
+static std::size_t foldScratchSize(long long blocks) {
+  return static_cast<std::size_t>(kObservables * ((blocks + kPartialsPerFold - 1) / kPartialsPerFold));
+}
+
+// Folds the per-block partial sums that observablesKernel left in `partials` into
+// `result` (kObservables values on the device: a ring slot, or the one result) in two levels through `scratch`
+// (foldScratchSize()), in a fixed order (deterministic), without waiting.
+static void foldObservables(const double* partials, long long blocks, double* scratch, double* result,
+                            cudaStream_t stream) {
+  const long long folds = (blocks + kPartialsPerFold - 1) / kPartialsPerFold;
+  foldPartialsKernel<<<static_cast<unsigned>(folds), kMaxBlockThreads, 0, stream>>>(partials, blocks, scratch);
+  HOPSIM_CUDA_CHECK_LAUNCH("foldPartialsKernel");
+  foldPartialsKernel<<<1, kMaxBlockThreads, 0, stream>>>(scratch, folds, result);
+  HOPSIM_CUDA_CHECK_LAUNCH("foldPartialsKernel (last level)");
 }
 
 // The observables of folded values (kObservables of them: sum (rho - 1), kinetic energy, max speed, fluid cells).
@@ -91,9 +101,9 @@ static Observables observablesOf(const double* folded) { return {folded[3] + fol
 
 // Folds the partials and returns the observables, through `result` on the device and `host` (at least
 // kObservables values): one host synchronisation.
-static Observables finishObservables(const double* partials, long long blocks, double* result,
+static Observables finishObservables(const double* partials, long long blocks, double* scratch, double* result,
                                      PinnedBuffer<double>& host, CudaStream& stream) {
-  foldObservables(partials, blocks, result, stream.get());
+  foldObservables(partials, blocks, scratch, result, stream.get());
   HOPSIM_CUDA_CHECK(cudaMemcpyAsync(host.get(), result, kObservables * sizeof(double), cudaMemcpyDeviceToHost,
                                     stream.get()));
   stream.synchronize();

@@ -114,17 +114,62 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   u[3 * o + 2] = v[2];
 }
 
-// Per-block partial sums of the observables, reduced in a fixed order (deterministic): sum (rho - 1), sum rho u^2/2,
-// max |u|, fluid cells.
+// The observables summed over cells: sum (rho - 1), sum rho u^2/2, max |u|, fluid cells.
 constexpr int kObservables = 4;
 
+// Folds each thread's observables `v` over its block, in a fixed order (deterministic), into partials[kObservables
+// x block]; `scratch`: shared memory for kObservables x the block's threads (a power of two). Every thread of the
+// block calls it. Blocks of whole warps reduce by shuffles within each warp and one barrier, instead of a tree of
+// eight barriers in shared memory; other blocks by that tree.
+__device__ inline void reduceBlockObservables(const double v[kObservables], double* scratch, double* partials) {
+  const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x * blockDim.y);
+  const long long block = (static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  if (threads % 32 == 0) {
+    double w[kObservables] = {v[0], v[1], v[2], v[3]};
+    const auto fold = [&]() {
+      for (int offset = 16; offset > 0; offset /= 2) {
+        w[0] += __shfl_down_sync(0xffffffffu, w[0], offset);
+        w[1] += __shfl_down_sync(0xffffffffu, w[1], offset);
+        w[2] = fmax(w[2], __shfl_down_sync(0xffffffffu, w[2], offset));
+        w[3] += __shfl_down_sync(0xffffffffu, w[3], offset);
+      }
+    };
+    fold();
+    const int lane = t % 32, warp = t / 32, warps = threads / 32;
+    if (lane == 0)
+      for (int k = 0; k < kObservables; ++k) scratch[k * warps + warp] = w[k];
+    __syncthreads();
+    if (warp == 0) {
+      // 0 is neutral for the sums and for the maximum speed.
+      for (int k = 0; k < kObservables; ++k) w[k] = lane < warps ? scratch[k * warps + lane] : 0.0;
+      fold();
+      if (lane == 0)
+        for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = w[k];
+    }
+    return;
+  }
+  for (int k = 0; k < kObservables; ++k) scratch[k * threads + t] = v[k];
+  __syncthreads();
+  for (int half = threads / 2; half > 0; half /= 2) {
+    if (t < half) {
+      scratch[t] += scratch[t + half];
+      scratch[threads + t] += scratch[threads + t + half];
+      scratch[2 * threads + t] = fmax(scratch[2 * threads + t], scratch[2 * threads + t + half]);
+      scratch[3 * threads + t] += scratch[3 * threads + t + half];
+    }
+    __syncthreads();
+  }
+  if (t == 0)
+    for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = scratch[k * threads];
+}
+
+// Per-block partial sums of the observables of the current state (reduceBlockObservables).
 template <class L, class Index, class View, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     observablesKernel(const __grid_constant__ DomainParams<T> p, const View view, const std::uint8_t* flags,
                       double* partials) {
-  __shared__ double s[kObservables][kMaxBlockThreads];
-  const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const int threads = static_cast<int>(blockDim.x * blockDim.y);
+  __shared__ double scratch[kObservables * kMaxBlockThreads];
   double v[kObservables] = {0, 0, 0, 0};
   int x, y, z;
   if (cellOfThread(p, 0, x, y, z)) {
@@ -139,49 +184,29 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
       v[3] = 1;
     }
   }
-  for (int k = 0; k < kObservables; ++k) s[k][t] = v[k];
-  __syncthreads();
-  for (int half = threads / 2; half > 0; half /= 2) {
-    if (t < half) {
-      s[0][t] += s[0][t + half];
-      s[1][t] += s[1][t + half];
-      s[2][t] = fmax(s[2][t], s[2][t + half]);
-      s[3][t] += s[3][t + half];
-    }
-    __syncthreads();
-  }
-  if (t == 0) {
-    const long long block = (static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-    for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = s[k][0];
-  }
+  reduceBlockObservables(v, scratch, partials);
 }
 
-// One block folds the per-block partials (threads stride over them in a fixed order, then a tree). Internal
-// linkage: every lattice's translation unit has its own copy.
+// Partials folded by one block of foldPartialsKernel: a sample of a 256^3 box (65,536 blocks of partials) folds in
+// 16 blocks, then one. (One block over all of them was latency-bound: 0.2 ms, a third of a step.)
+constexpr long long kPartialsPerFold = 4096;
+
+// Block b folds partials [b x kPartialsPerFold, (b + 1) x kPartialsPerFold) of `count` (threads stride over them
+// in a fixed order, then reduceBlockObservables) into out[kObservables x b]. Internal linkage: every lattice's
+// translation unit has its own copy.
 static __global__ void __launch_bounds__(kMaxBlockThreads)
-    finishObservablesKernel(const double* partials, long long blocks, double* out) {
-  __shared__ double s[kObservables][kMaxBlockThreads];
-  const int t = static_cast<int>(threadIdx.x);
+    foldPartialsKernel(const double* partials, long long count, double* out) {
+  __shared__ double scratch[kObservables * kMaxBlockThreads];
+  const long long first = static_cast<long long>(blockIdx.x) * kPartialsPerFold;
+  const long long last = first + kPartialsPerFold < count ? first + kPartialsPerFold : count;
   double v[kObservables] = {0, 0, 0, 0};
-  for (long long b = t; b < blocks; b += blockDim.x) {
+  for (long long b = first + threadIdx.x; b < last; b += blockDim.x) {
     v[0] += partials[kObservables * b];
     v[1] += partials[kObservables * b + 1];
     v[2] = fmax(v[2], partials[kObservables * b + 2]);
     v[3] += partials[kObservables * b + 3];
   }
-  for (int k = 0; k < kObservables; ++k) s[k][t] = v[k];
-  __syncthreads();
-  for (int half = static_cast<int>(blockDim.x) / 2; half > 0; half /= 2) {
-    if (t < half) {
-      s[0][t] += s[0][t + half];
-      s[1][t] += s[1][t + half];
-      s[2][t] = fmax(s[2][t], s[2][t + half]);
-      s[3][t] += s[3][t + half];
-    }
-    __syncthreads();
-  }
-  if (t == 0)
-    for (int k = 0; k < kObservables; ++k) out[k] = s[k][0];
+  reduceBlockObservables(v, scratch, out);
 }
 
 }  // namespace hopsim::lbm

@@ -1,7 +1,8 @@
 // The CUDA engine's thermo ring and frame copies (issue 22): samples read back in a batch are the sums thermo() reads
 // at each sample, bitwise; a frame copy holds the state at startFrameCopy() however far the engine has run on before
-// it is read; a whole CUDA run writes the same trajectory and thermo rows with the writer thread and the thermo
-// batches as with HOPSIM_SYNC_OUTPUT=1.
+// it is read (ordered by id on the GPU where the ids are a range); a whole CUDA run writes the same trajectory and
+// thermo rows with the writer thread and the thermo batches as with HOPSIM_SYNC_OUTPUT=1.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "CatchCompat.h"
@@ -83,32 +85,47 @@ TEST_CASE("gpu md: thermo samples read back from the device ring equal thermo() 
 
 TEST_CASE("gpu md: a frame copy holds the state at startFrameCopy while the engine runs on", "[gpu][md]") {
   if (!haveGpu()) return;
-  for (const std::string precision : {"single", "mixed"}) {
-    INFO(precision);
-    const MdCase c = parse(ljCase(precision, 100));
-    auto engine = makeCudaEngine(engineConfig(c), 0);
-    engine->initialize(initialState(c));
-    engine->advance(20, 0);
-    ParticleState at20[2];
-    for (int slot = 0; slot < 2; ++slot) {
-      engine->startFrameCopy(slot);
-      engine->download(at20[slot]);  // the same state, read synchronously
-      engine->advance(30, 20 + 30 * slot);
+  for (const std::string precision : {"single", "mixed"})
+    for (const bool sparseIds : {false, true}) {
+      INFO(precision << (sparseIds ? ", ids 0, 3, 6, ..." : ", ids a range"));
+      const MdCase c = parse(ljCase(precision, 100));
+      auto engine = makeCudaEngine(engineConfig(c), 0);
+      ParticleState start = initialState(c);
+      if (sparseIds)
+        for (long long& id : start.id) id *= 3;
+      engine->initialize(start);
+      engine->advance(20, 0);
+      ParticleState at20[2];
+      for (int slot = 0; slot < 2; ++slot) {
+        engine->startFrameCopy(slot);
+        engine->download(at20[slot]);  // the same state, read synchronously (in the engine's order)
+        engine->advance(30, 20 + 30 * slot);
+      }
+      for (int slot = 0; slot < 2; ++slot) {
+        const HostFrame f = engine->frameCopy(slot);
+        const ParticleState& s = at20[slot];
+        REQUIRE(f.n == s.size());
+        CHECK(f.valueBytes == (precision == "single" ? 4 : 8));
+        // Ids that are a range come ordered by id (on the GPU); others in the engine's order. Atom by atom:
+        if (!sparseIds) CHECK(std::is_sorted(f.id, f.id + f.n));
+        else CHECK(std::memcmp(f.id, s.id.data(), f.n * sizeof(long long)) == 0);
+        std::unordered_map<long long, std::size_t> row;
+        for (std::size_t k = 0; k < s.size(); ++k) row[s.id[k]] = k;
+        REQUIRE(row.size() == f.n);
+        const std::vector<double> x = values(f, f.x, 0), z = values(f, f.x, 2), vy = values(f, f.v, 1);
+        std::size_t same = 0;
+        for (std::size_t k = 0; k < f.n; ++k) {
+          const auto it = row.find(f.id[k]);
+          if (it != row.end() && x[k] == s.x[it->second] && z[k] == s.z[it->second] && vy[k] == s.vy[it->second])
+            ++same;
+        }
+        CHECK(same == f.n);
+      }
+      // The engine did run on: its state now differs from the copies'.
+      ParticleState now;
+      engine->download(now);
+      CHECK_FALSE((now.x == at20[1].x));
     }
-    for (int slot = 0; slot < 2; ++slot) {
-      const HostFrame f = engine->frameCopy(slot);
-      REQUIRE(f.n == at20[slot].size());
-      CHECK(f.valueBytes == (precision == "single" ? 4 : 8));
-      CHECK((values(f, f.x, 0) == at20[slot].x));
-      CHECK((values(f, f.x, 2) == at20[slot].z));
-      CHECK((values(f, f.v, 1) == at20[slot].vy));
-      CHECK(std::memcmp(f.id, at20[slot].id.data(), f.n * sizeof(long long)) == 0);
-    }
-    // The engine did run on: its state now differs from the copies'.
-    ParticleState now;
-    engine->download(now);
-    CHECK_FALSE((now.x == at20[1].x));
-  }
 }
 
 TEST_CASE("gpu md: a CUDA run writes the same trajectory with the writer thread as synchronously", "[gpu][md]") {
