@@ -89,7 +89,7 @@ TEST_CASE("an MD run writes hopsim.log with its thermo table and summary", "[int
   INFO(r.output);
   REQUIRE(r.code == 0);
   const std::vector<std::string> log = logLines(out);
-  CHECK(lineWith(log, "] [info] hopsim md: 256 atoms").size() > 0);
+  CHECK_FALSE(lineWith(log, "] [info] hopsim md: 256 atoms").empty());
   CHECK(std::regex_match(lineWith(log, "etotal"), std::regex(R"(.*\] \[info\] +step +time +temp .*)")));
   CHECK(std::regex_match(lineWith(log, "] [info]         20 "), kLogLine));  // the thermo row of step 20
   CHECK_FALSE(lineWith(log, "] [info] loop time ").empty());
