@@ -11,6 +11,7 @@
 #include "io/AtomicFile.h"
 #include "io/CaseReader.h"
 #include "io/LbmCaseParser.h"
+#include "core/Log.h"
 #include "core/Mpi.h"
 #include "solvers/common/BenchSuite.h"
 #include "solvers/lbm/LbmBench.h"
@@ -55,10 +56,7 @@ int suiteCommand(const BenchArgs& args, const RunOptions& options) {
   o.name = args.suite;
   o.backend = options.backend.value_or(Backend::Auto);
   o.scale = args.scale == "tiny" ? SuiteScale::Tiny : SuiteScale::Full;
-  o.progress = [](const std::string& line) {
-    std::fprintf(stderr, "%s\n", line.c_str());
-    std::fflush(stderr);
-  };
+  o.progress = [](const std::string& line) { log::info("{}", line); };
   const nlohmann::json doc = runSuite(o);
   if (!mpi::isRoot()) return 0;
   const std::filesystem::path file =
@@ -72,6 +70,8 @@ int suiteCommand(const BenchArgs& args, const RunOptions& options) {
 }  // namespace
 
 int benchCommand(const BenchArgs& args, const RunOptions& options) {
+  // What bench logs goes to stderr: stdout carries its JSON (or the suite file's name).
+  log::setTerminal(log::verbosityOf(options), true);
   if (!args.suite.empty()) {
     if (args.withOutput) throw InputError("--with-output runs one case; it does not combine with --suite");
     return suiteCommand(args, options);

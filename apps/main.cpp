@@ -29,6 +29,10 @@ int main(int argc, char** argv) {
     sub->add_option("--kernels", kernels, "Override device.kernels")
         ->check(CLI::IsMember({"auto", "portable", "hopper"}));
   };
+  const auto addVerbosityFlags = [&](CLI::App* sub, const std::string& logged) {
+    auto* quiet = sub->add_flag("--quiet", options.quiet, "Terminal: warnings and errors only" + logged);
+    sub->add_flag("--verbose", options.verbose, "Debug lines too" + logged)->excludes(quiet);
+  };
 
   std::string caseFile;
   std::vector<std::string> overrides;
@@ -39,7 +43,7 @@ int main(int argc, char** argv) {
   run->add_option("--restart", options.restart,
                   "Continue from a checkpoint: an output folder (its newest checkpoint), a checkpoint_<step> folder "
                   "or a file in one");
-  run->add_flag("--quiet", options.quiet, "Print only errors");
+  addVerbosityFlags(run, " (hopsim.log in the output directory has info lines either way)");
   addDeviceOptions(run);
 
   std::vector<std::string> names;
@@ -68,6 +72,7 @@ int main(int argc, char** argv) {
   benchCmd->add_option("--layouts", bench.layouts, "Population layouts to compare: two-lattice,in-place")
       ->delimiter(',');
   benchCmd->add_option("--backend", backend, "Override device.backend")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  addVerbosityFlags(benchCmd, " (the JSON on stdout is the same)");
   auto* suiteOption = benchCmd->add_option("--suite", bench.suite, "Run a fixed, versioned suite of cases: standard")
                           ->check(CLI::IsMember({"standard"}));
   suiteOption->excludes("case");

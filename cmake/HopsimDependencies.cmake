@@ -62,6 +62,10 @@ endif()
 
 find_package(CLI11 REQUIRED)
 find_package(fmt REQUIRED)
+# The run log (core/Log.cpp, the only file that includes spdlog). Debian 12's spdlog 1.10 and Ubuntu 24.04's 1.12 are
+# both built against the system's fmt (SPDLOG_FMT_EXTERNAL, the fmt found above) and export the compiled library as
+# spdlog::spdlog: its implementation is compiled once by the distribution, not in every build of hopsim.
+find_package(spdlog CONFIG REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 

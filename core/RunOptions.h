@@ -13,7 +13,8 @@ struct RunOptions {
   std::string restart;                    // --restart: continue from this checkpoint (or the newest in a folder)
   std::optional<Backend> backend;         // --backend
   std::optional<KernelVariant> kernels;   // --kernels
-  bool quiet = false;                     // no parameter table, progress or summary (validate, tests)
+  bool quiet = false;                     // the terminal shows warnings and errors only (--quiet; validate, tests)
+  bool verbose = false;                   // debug lines too, on the terminal and in hopsim.log (--verbose)
   bool writeOutput = true;                // false: run in memory only (tests, validation)
   bool syncOutput = false;                // fields written and observables read back before the run goes on, as
                                           // HOPSIM_SYNC_OUTPUT=1 (the reference for the overlapped output's tests)

@@ -19,6 +19,7 @@
 
 #include "core/ExitCode.h"
 #include "core/Interrupt.h"
+#include "core/Log.h"
 #include "io/AtomicFile.h"
 
 namespace hopsim::io {
@@ -203,7 +204,7 @@ std::unique_ptr<OutputLock> OutputLock::acquire(const std::filesystem::path& dir
                                        lock.string()));
 }
 
-std::unique_ptr<OutputLock> lockOutputDirectory(const std::filesystem::path& dir, const mpi::Comm& comm, bool quiet) {
+std::unique_ptr<OutputLock> lockOutputDirectory(const std::filesystem::path& dir, const mpi::Comm& comm) {
   std::unique_ptr<OutputLock> lock;
   // Rank 0 decides; "" (taken), "refused: ..." or "failed: ..." travels to every rank.
   std::string outcome;
@@ -211,7 +212,7 @@ std::unique_ptr<OutputLock> lockOutputDirectory(const std::filesystem::path& dir
     try {
       std::string notice;
       lock = OutputLock::acquire(dir, notice);
-      if (!notice.empty() && !quiet) std::fprintf(stderr, "hopsim: %s\n", notice.c_str());
+      if (!notice.empty()) log::warning("hopsim: {}", notice);
     } catch (const InputError& e) {
       outcome = std::string("refused: ") + e.what();
     } catch (const std::exception& e) {

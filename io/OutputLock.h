@@ -54,7 +54,7 @@ class OutputLock {
 
 // Collective over comm: rank 0 takes the lock of `dir` (which exists) and every rank learns the outcome; a refusal
 // throws InputError on every rank with rank 0's message, a failure std::runtime_error. Rank 0 gets the lock, the
-// others nullptr. A stale lock taken over is reported on stderr by rank 0 unless `quiet`.
-std::unique_ptr<OutputLock> lockOutputDirectory(const std::filesystem::path& dir, const mpi::Comm& comm, bool quiet);
+// others nullptr. A stale lock taken over is logged as a warning by rank 0.
+std::unique_ptr<OutputLock> lockOutputDirectory(const std::filesystem::path& dir, const mpi::Comm& comm);
 
 }  // namespace hopsim::io

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails when a layer includes a layer above it or kernels/ reads the environment (docs/architecture.md, "Layers").
+# Fails when a layer includes a layer above it, or kernels/ reads the environment or logs (docs/architecture.md,
+# "Layers").
 # Dependencies run one way: apps -> validation -> solvers -> {io, kernels} -> core; io and kernels do not include
 # each other. Run by ctest (test "layering") and usable alone: scripts/check-layers.sh [source root].
 set -uo pipefail
@@ -39,8 +40,15 @@ while IFS= read -r hit; do
 done < <(grep -rnE '\b(secure_)?getenv[[:space:]]*\(' kernels --include='*.h' --include='*.cpp' --include='*.cu' \
            --include='*.cuh')
 
+# Kernels report through what they return and throw; the run loops above them log (core/Log.h).
+while IFS= read -r hit; do
+  echo "${hit%%:*}:$(cut -d: -f2 <<<"$hit"): kernels/ logs (return or throw what happened; solvers/ log it)"
+  failed=1
+done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"core/Log\.h"' kernels --include='*.h' \
+           --include='*.cpp' --include='*.cu' --include='*.cuh')
+
 if [ "$failed" -ne 0 ]; then
   echo "check-layers: FAILED"
   exit 1
 fi
-echo "check-layers: every include points down, and kernels/ reads no environment"
+echo "check-layers: every include points down, and kernels/ reads no environment and does not log"

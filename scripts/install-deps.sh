@@ -29,7 +29,7 @@ SYSTEM_PARAVIEW=0
 if installed python3-paraview; then SYSTEM_PARAVIEW=1; fi
 
 packages=(build-essential cmake ninja-build pkg-config
-          libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev nlohmann-json3-dev catch2
+          libyaml-cpp-dev libhdf5-dev hdf5-tools libcli11-dev libfmt-dev libspdlog-dev nlohmann-json3-dev catch2
           libopenmpi-dev openmpi-bin libhdf5-openmpi-dev python3 python3-matplotlib python3-pandas)
 if [ "${HOPSIM_MINIMAL:-0}" != 1 ]; then
   # The rest of the Python package's dependencies (`hopsim plot` needs only matplotlib and pandas) and what its test

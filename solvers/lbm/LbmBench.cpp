@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "core/ExitCode.h"
+#include "core/Log.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
 #include "core/lbm/Relaxation.h"
@@ -173,15 +173,15 @@ nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mp
   r["halo_exchange"] = sim.haloSkipped() ? "skipped (HOPSIM_LBM_SKIP_HALO=1: overlap measurement, results wrong)"
                                          : "host time in the exchange; on GPUs it overlaps the interior update";
   if (comm.isRoot()) {
-    // The LAMMPS-style breakdown for the terminal (stderr: stdout carries the JSON).
+    // The LAMMPS-style breakdown for the terminal (on stderr: stdout carries the JSON, log::setTerminal).
     const auto& t = r["seconds_over_ranks"];
-    std::fprintf(stderr, "%d ranks, grid %d x %d x %d, %s: %.1f MLUPS aggregate (median of %zu)\n", comm.size(),
-                 d.dims()[0], d.dims()[1], d.dims()[2], toString(c.lattice), m["median"].get<double>(), mlups.size());
-    std::fprintf(stderr, "%-14s | %12s | %12s | %12s | %%varavg\n", "per step", "min (s)", "avg (s)", "max (s)");
+    log::info("{} ranks, grid {} x {} x {}, {}: {:.1f} MLUPS aggregate (median of {})", comm.size(), d.dims()[0],
+              d.dims()[1], d.dims()[2], toString(c.lattice), m["median"].get<double>(), mlups.size());
+    log::info("{:<14} | {:>12} | {:>12} | {:>12} | %varavg", "per step", "min (s)", "avg (s)", "max (s)");
     for (const char* section : {"update", "halo_exchange"}) {
       const double lo = t[section]["min"], avg = t[section]["avg"], hi = t[section]["max"];
-      std::fprintf(stderr, "%-14s | %12.6g | %12.6g | %12.6g | %6.1f\n", section, lo, avg, hi,
-                   avg > 0 ? 100.0 * (hi - avg) / avg : 0.0);
+      log::info("{:<14} | {:12.6g} | {:12.6g} | {:12.6g} | {:6.1f}", section, lo, avg, hi,
+                avg > 0 ? 100.0 * (hi - avg) / avg : 0.0);
     }
   }
   return r;

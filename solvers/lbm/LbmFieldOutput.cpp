@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
 
+#include "core/Log.h"
 #include "core/Mpi.h"
 #include "io/FieldOutput.h"
 #include "solvers/lbm/LbmSimulation.h"
@@ -172,9 +172,8 @@ void LbmFieldOutput::listEarlier(long long lastStep) {
     if (case_.output.every <= 0) break;
   }
   if (!missing.empty() && sim_.comm().isRoot())
-    std::fprintf(stderr,
-                 "hopsim lbm: warning: the field files of %zu earlier output step(s) (step %lld first) are not in "
-                 "the output directory; the series lists the steps whose files are\n",
+    log::warning("hopsim lbm: warning: the field files of {} earlier output step(s) (step {} first) are not in the "
+                 "output directory; the series lists the steps whose files are",
                  missing.size(), missing.front());
 }
 

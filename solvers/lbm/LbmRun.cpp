@@ -1,4 +1,4 @@
-// The lattice Boltzmann run loop: prints derived parameters, advances to each output event, writes files.
+// The lattice Boltzmann run loop: logs derived parameters, advances to each output event, writes files.
 #include "solvers/lbm/LbmRun.h"
 
 #include <fmt/format.h>
@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -17,6 +16,7 @@
 
 #include "core/ExitCode.h"
 #include "core/Interrupt.h"
+#include "core/Log.h"
 #include "io/AtomicFile.h"
 #include "io/Checkpoint.h"
 #include "io/CsvSeries.h"
@@ -58,51 +58,53 @@ bool wants(const std::vector<OutputFormat>& formats, OutputFormat f) {
 
 long long nextMultiple(long long step, long long every) { return every > 0 ? (step / every + 1) * every : -1; }
 
-void printParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& simMut,
-                     const std::vector<std::string>& warnings, const std::filesystem::path& outDir, bool writes) {
+void logParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& simMut,
+                   const std::vector<std::string>& warnings, const std::filesystem::path& outDir, bool writes) {
   const char* axes = "xyz";
   std::string periodic;
   for (int a = 0; a < c.dimensions; ++a)
     if (c.periodic[a]) periodic += std::string(periodic.empty() ? "" : ", ") + axes[a];
   std::string cells = fmt::format("{} x {}", c.cells[0], c.cells[1]);
   if (c.dimensions == 3) cells += fmt::format(" x {}", c.cells[2]);
-  std::printf("hopsim lbm: %s\n", c.sourceFile.c_str());
-  std::printf("  lattice        %s, %s precision, %s%s\n", toString(c.lattice), toString(c.precision),
-              toString(c.collision),
-              c.collision == CollisionModel::TRT ? fmt::format(" (magic {})", c.trtMagic).c_str() : "");
-  std::printf("  domain         %s cells (%lld fluid), periodic: %s\n", cells.c_str(), sim.fluidCellCount(),
-              periodic.empty() ? "none" : periodic.c_str());
-  std::printf("  relaxation     tau %.6g, viscosity %.6g (lattice units)\n", c.tau, c.viscosity);
-  std::printf("  Mach number    %.4f (largest imposed speed x sqrt(3))\n", io::latticeMach(c));
+  log::info("hopsim lbm: {}", c.sourceFile);
+  log::info("  lattice        {}, {} precision, {}{}", toString(c.lattice), toString(c.precision),
+            toString(c.collision), c.collision == CollisionModel::TRT ? fmt::format(" (magic {})", c.trtMagic) : "");
+  log::info("  domain         {} cells ({} fluid), periodic: {}", cells, sim.fluidCellCount(),
+            periodic.empty() ? "none" : periodic);
+  log::info("  relaxation     tau {:.6g}, viscosity {:.6g} (lattice units)", c.tau, c.viscosity);
+  log::info("  Mach number    {:.4f} (largest imposed speed x sqrt(3))", io::latticeMach(c));
   const std::string re = reynoldsDescription(c);
-  if (!re.empty()) std::printf("  Reynolds       %s\n", re.c_str());
+  if (!re.empty()) log::info("  Reynolds       {}", re);
   if (norm(c.bodyForce) > 0)
-    std::printf("  body force     [%g, %g, %g]\n", c.bodyForce[0], c.bodyForce[1], c.bodyForce[2]);
-  std::printf("  backend        %s\n", simMut.backend().description().c_str());
-  std::printf("  device plan    %s\n", describe(sim.devicePlan()).c_str());
+    log::info("  body force     [{:g}, {:g}, {:g}]", c.bodyForce[0], c.bodyForce[1], c.bodyForce[2]);
+  log::info("  backend        {}", simMut.backend().description());
+  log::info("  device plan    {}", describe(sim.devicePlan()));
   if (const Decomposition* d = sim.decomposition()) {
     const LbmPartition& p = sim.partition();
-    std::printf("  ranks          %d MPI ranks, process grid %d x %d x %d; rank 0 holds %lld x %lld x %lld cells\n",
-                d->size(), d->dims()[0], d->dims()[1], d->dims()[2], p.count[0], p.count[1], p.count[2]);
-    std::printf("  halo exchange  every step, %s; %s\n",
-                sim.backendKind() == Backend::Cuda ? "overlapping the interior update" : "after the update",
-                sim.haloPath().c_str());
+    log::info("  ranks          {} MPI ranks, process grid {} x {} x {}; rank 0 holds {} x {} x {} cells", d->size(),
+              d->dims()[0], d->dims()[1], d->dims()[2], p.count[0], p.count[1], p.count[2]);
+    log::info("  halo exchange  every step, {}; {}",
+              sim.backendKind() == Backend::Cuda ? "overlapping the interior update" : "after the update",
+              sim.haloPath());
+    // Every rank's own block (--verbose), to find the rank of a cell or an imbalance.
+    log::debug("  this rank      cells [{}, {}) x [{}, {}) x [{}, {})", p.first[0], p.first[0] + p.count[0], p.first[1],
+               p.first[1] + p.count[1], p.first[2], p.first[2] + p.count[2]);
   }
-  std::printf("  steps          %lld\n", c.steps);
+  log::info("  steps          {}", c.steps);
   if (writes)
-    std::printf("  output         %s (fields every %d steps%s)\n", outDir.string().c_str(), c.output.every,
-                c.output.every == 0 ? ": final state only" : "");
+    log::info("  output         {} (fields every {} steps{})", outDir.string(), c.output.every,
+              c.output.every == 0 ? ": final state only" : "");
   if (writes && sim.decomposed() && wants(c.output.formats, OutputFormat::Hdf5)) {
     if (io::collectiveHdf5(c.output, sim.decomposed()))
-      std::printf("  fields         one HDF5 file per step written collectively by %d ranks (parallel HDF5)\n",
-                  sim.comm().size());
+      log::info("  fields         one HDF5 file per step written collectively by {} ranks (parallel HDF5)",
+                sim.comm().size());
     else
-      std::printf("  fields         one HDF5 file per rank and step (fields_<step>/r<rank>.h5) joined by fields.xmf "
-                  "(%s)\n",
-                  c.output.hdf5 == Hdf5Layout::PerRank ? "output.hdf5: per-rank" : "this build's HDF5 is serial");
+      log::info("  fields         one HDF5 file per rank and step (fields_<step>/r<rank>.h5) joined by fields.xmf ({})",
+                c.output.hdf5 == Hdf5Layout::PerRank ? "output.hdf5: per-rank" : "this build's HDF5 is serial");
   }
-  for (const auto& w : warnings) std::printf("%s\n", w.c_str());
-  std::fflush(stdout);
+  // Every rank read the same case: rank 0 reports its warnings.
+  if (sim.comm().isRoot())
+    for (const auto& w : warnings) log::warning("{}", w);
 }
 
 }  // namespace
@@ -133,7 +135,10 @@ void applyOptions(LbmCase& c, const RunOptions& options) {
   if (options.kernels) c.device.kernels = *options.kernels;
 }
 
-int runCase(const io::CaseDocument& doc, const RunOptions& options) {
+namespace {
+
+// The run itself, inside its log (runCase).
+int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& runLog) {
   LbmCase c = io::parseLbmCase(doc);
   applyOptions(c, options);
   const auto wallStart = std::chrono::steady_clock::now();
@@ -147,27 +152,29 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   LbmSimulation& sim = *simHolder;
   const std::filesystem::path outDir = c.output.dir;
   const bool writes = options.writeOutput;
-  // Every rank runs the same loop; rank 0 alone prints and writes files.
+  // Every rank runs the same loop; rank 0 alone writes files (and speaks: log::write).
   const bool root = sim.comm().isRoot();
-  const bool talk = !options.quiet && root;
-  if (talk) printParameters(c, sim, sim, doc.warnings(), outDir, writes);
+  const bool restarted = !options.restart.empty();
 
   // Taken first, so that no other run changes the directory (its checkpoints included) while this one reads it.
-  // Declared before the writers so that it is released after they have finished.
+  // Declared before the writers so that it is released after they have finished. The log opens once the directory
+  // is this run's: a run refused by the lock leaves the holder's log as it is.
   std::unique_ptr<io::OutputLock> lock;
   if (writes) {
     ScopedPhase t(timers, kOutput);
     if (root) io::ensureDirectory(outDir);
-    lock = io::lockOutputDirectory(outDir, sim.comm(), options.quiet);
+    lock = io::lockOutputDirectory(outDir, sim.comm());
+    runLog.openFile(outDir, restarted);
   }
+  logParameters(c, sim, sim, doc.warnings(), outDir, writes);
 
-  // --restart: the state goes back before any output is opened, so that a refused checkpoint changes no file.
-  const bool restarted = !options.restart.empty();
+  // --restart: the state goes back before any output is opened, so that a refused checkpoint changes no output file
+  // (the log, appended to, says why it was refused).
   if (restarted) {
     ScopedPhase t(timers, kOther);
     const std::filesystem::path folder = io::findCheckpoint(options.restart);
     restoreCheckpoint(folder, doc, c, sim);
-    if (talk) std::printf("  restart        from %s (step %lld)\n", folder.string().c_str(), sim.step());
+    log::info("  restart        from {} (step {})", folder.string(), sim.step());
   }
   const long long firstStep = sim.step();
 
@@ -198,7 +205,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const auto& fr = c.output.forces;
   const double refLength = fr.refLength;
   const double cdScale = fr.refVelocity > 0 ? 2.0 / (fr.refDensity * fr.refVelocity * fr.refVelocity * refLength) : 0;
-  Progress progress(std::max(0LL, total - firstStep), static_cast<double>(sim.cellCount()), "MLUPS", talk);
+  Progress progress(std::max(0LL, total - firstStep), static_cast<double>(sim.cellCount()), "MLUPS", root);
   int status = kExitOk;
   int stopSignal = 0;  // SIGINT, SIGTERM or SIGUSR1 that ended the run early
   long long lastGood = -1;
@@ -285,6 +292,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     ScopedPhase t(timers, kOutput);
     fields->write();
     lastGood = sim.step();
+    if (root) log::debug("fields of step {} taken for output", lastGood);
   };
   const CheckpointSpec& checkpoints = c.output.checkpoint;
   RunControl control(sim.comm(), checkpoints);
@@ -298,6 +306,7 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
       std::lock_guard hdf5(io::h5::libraryMutex());
       io::writeCheckpoint(outDir, sim.step(), part, sim.comm());
     }
+    log::info("checkpoint {}", io::checkpointFolder(outDir, sim.step()).string());
     lastCheckpoint = sim.step();
     control.checkpointed();
   };
@@ -384,22 +393,21 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     if (forces) forces->finish();
   }
 
+  // Every rank reached the same end: rank 0 reports it.
   if (stopSignal != 0 && root)
-    std::fprintf(stderr, "hopsim: %s received, stopped at step %lld of %lld; %s\n",
-                 interrupt::signalName(stopSignal).c_str(), sim.step(), total,
+    log::warning("hopsim: {} received, stopped at step {} of {}; {}", interrupt::signalName(stopSignal), sim.step(),
+                 total,
                  !writes ? "nothing was written"
                  : lastCheckpoint == sim.step()
                      ? fmt::format("checkpoint {}; continue with --restart {}",
-                                   io::checkpointFolder(outDir, sim.step()).string(), outDir.string()).c_str()
-                     : fmt::format("the series and run.json are in {}", outDir.string()).c_str());
-  if (status == kExitUnstable && root) {
-    std::fprintf(stderr,
-                 "error: the simulation became unstable by step %lld: %s; %s. Lower the velocities or raise tau "
-                 "(viscosity), or refine the grid.\n",
-                 unstableStep, unstableWhy.c_str(),
-                 lastGood >= 0 ? fmt::format("the last good fields are from step {}", lastGood).c_str()
-                               : "no fields were written");
-  }
+                                   io::checkpointFolder(outDir, sim.step()).string(), outDir.string())
+                     : fmt::format("the series and run.json are in {}", outDir.string()));
+  if (status == kExitUnstable && root)
+    log::error("error: the simulation became unstable by step {}: {}; {}. Lower the velocities or raise tau "
+               "(viscosity), or refine the grid.",
+               unstableStep, unstableWhy,
+               lastGood >= 0 ? fmt::format("the last good fields are from step {}", lastGood)
+                             : "no fields were written");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   const double updateTime = timers.seconds(kUpdate);
   const double cellUpdates = static_cast<double>(sim.cellCount()) * static_cast<double>(sim.step() - firstStep);
@@ -449,22 +457,31 @@ int runCase(const io::CaseDocument& doc, const RunOptions& options) {
     writeRunJson(outDir / "run.json", run);
   }
 
-  if (talk) {
-    std::printf("done: %lld steps in %s, %.3g cell updates: %.1f MLUPS in the update, %.1f MLUPS over the whole run\n",
-                sim.step(), formatDuration(wall).c_str(), cellUpdates, mlups, wallMlups);
-    for (const auto& [name, secs] : timers.table())
-      std::printf("  %-28s %9.3f s  %5.1f%%\n", name.c_str(), secs, wall > 0 ? 100.0 * secs / wall : 0.0);
-    if (sim.decomposed())
-      std::printf("  of which halo exchange       %9.3f s  (slowest rank)\n", haloSeconds);
-    if (fields && fields->mode() != LbmFieldOutput::Mode::MainThread && !syncOutput)
-      std::printf("  of which waiting for writer  %9.3f s  (a full buffer behind, and the last files)\n", writerWaited);
-    if (fields && fields->stepsWritten() > 0)
-      std::printf("fields: %lld steps, %.3g GB in %.3f s (%.2f GB/s) by the %s\n", fields->stepsWritten(),
-                  writerBytes * 1e-9, writerSeconds, writerSeconds > 0 ? writerBytes * 1e-9 / writerSeconds : 0.0,
-                  writerMode);
-    if (writes) std::printf("output in %s (open fields.xmf in ParaView)\n", outDir.string().c_str());
-  }
+  log::info("done: {} steps in {}, {:.3g} cell updates: {:.1f} MLUPS in the update, {:.1f} MLUPS over the whole run",
+            sim.step(), formatDuration(wall), cellUpdates, mlups, wallMlups);
+  for (const auto& [name, secs] : timers.table())
+    log::info("  {:<28} {:9.3f} s  {:5.1f}%", name, secs, wall > 0 ? 100.0 * secs / wall : 0.0);
+  if (sim.decomposed()) log::info("  of which halo exchange       {:9.3f} s  (slowest rank)", haloSeconds);
+  if (fields && fields->mode() != LbmFieldOutput::Mode::MainThread && !syncOutput)
+    log::info("  of which waiting for writer  {:9.3f} s  (a full buffer behind, and the last files)", writerWaited);
+  if (fields && fields->stepsWritten() > 0)
+    log::info("fields: {} steps, {:.3g} GB in {:.3f} s ({:.2f} GB/s) by the {}", fields->stepsWritten(),
+              writerBytes * 1e-9, writerSeconds, writerSeconds > 0 ? writerBytes * 1e-9 / writerSeconds : 0.0,
+              writerMode);
+  if (writes) log::info("output in {} (open fields.xmf in ParaView)", outDir.string());
   return status;
+}
+
+}  // namespace
+
+int runCase(const io::CaseDocument& doc, const RunOptions& options) {
+  log::RunLog runLog(options, mpi::Comm::world());
+  try {
+    return run(doc, options, runLog);
+  } catch (const std::exception& e) {
+    runLog.failed(e.what());
+    throw;
+  }
 }
 
 }  // namespace hopsim::lbm

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "io/md/MdCaseParser.h"
+#include "core/Log.h"
 #include "core/Mpi.h"
 #include "solvers/common/BenchSchema.h"
 #include "solvers/common/DevicePlanner.h"
@@ -33,9 +33,9 @@ nlohmann::json overRanks(const mpi::Comm& comm, double v) {
   return {{"min", -comm.allreduceMax(-v)}, {"avg", sum / comm.size()}, {"max", comm.allreduceMax(v)}};
 }
 
-// The per-rank figures of a decomposed run and the LAMMPS-style min/avg/max table over ranks (stderr on rank 0:
-// stdout carries the JSON). Phase times are per step from the phase-timed engine; throughput per rank counts its
-// own atoms over its own median repeat.
+// The per-rank figures of a decomposed run and the LAMMPS-style min/avg/max table over ranks (logged by rank 0; on
+// stderr: stdout carries the JSON, log::setTerminal). Phase times are per step from the phase-timed engine;
+// throughput per rank counts its own atoms over its own median repeat.
 void addRankTables(nlohmann::json& j, const mpi::Comm& comm, const Decomposition& d, const EngineStats& fast,
                    double ownSeconds, long long steps, const std::vector<std::pair<const char*, double>>& phases,
                    double aggregate, std::size_t repeats) {
@@ -59,18 +59,18 @@ void addRankTables(nlohmann::json& j, const mpi::Comm& comm, const Decomposition
   j["atoms_over_ranks"] = overRanks(comm, atoms);
   j["mpi_cuda_aware"] = mpi::cudaAwareness();
   if (comm.isRoot()) {
-    std::fprintf(stderr, "%d ranks, grid %d x %d x %d: %.4g atom-steps/s aggregate (median of %zu)\n", comm.size(),
-                 d.dims()[0], d.dims()[1], d.dims()[2], aggregate, repeats);
-    std::fprintf(stderr, "%-14s | %12s | %12s | %12s | %%varavg\n", "per step", "min (s)", "avg (s)", "max (s)");
+    log::info("{} ranks, grid {} x {} x {}: {:.4g} atom-steps/s aggregate (median of {})", comm.size(), d.dims()[0],
+              d.dims()[1], d.dims()[2], aggregate, repeats);
+    log::info("{:<14} | {:>12} | {:>12} | {:>12} | %varavg", "per step", "min (s)", "avg (s)", "max (s)");
     for (const auto& [name, seconds] : phases) {
       const double lo = table[name]["min"], avg = table[name]["avg"], hi = table[name]["max"];
-      std::fprintf(stderr, "%-14s | %12.6g | %12.6g | %12.6g | %6.1f\n", name, lo, avg, hi,
-                   avg > 0 ? 100.0 * (hi - avg) / avg : 0.0);
+      log::info("{:<14} | {:12.6g} | {:12.6g} | {:12.6g} | {:6.1f}", name, lo, avg, hi,
+                avg > 0 ? 100.0 * (hi - avg) / avg : 0.0);
     }
     const auto& a = j["atoms_over_ranks"];
     const double lo = a["min"], avg = a["avg"], hi = a["max"];
-    std::fprintf(stderr, "%-14s | %12.0f | %12.1f | %12.0f | %6.1f\n", "atoms", lo, avg, hi,
-                 avg > 0 ? 100.0 * (hi - avg) / avg : 0.0);
+    log::info("{:<14} | {:12.0f} | {:12.1f} | {:12.0f} | {:6.1f}", "atoms", lo, avg, hi,
+              avg > 0 ? 100.0 * (hi - avg) / avg : 0.0);
   }
 }
 

@@ -1,9 +1,8 @@
 // Molecular dynamics entry point: parse, run (or continue from a checkpoint with --restart), report.
 #include "solvers/md/MdRun.h"
 
-#include <cstdio>
-
 #include "core/ExitCode.h"
+#include "core/Log.h"
 #include "core/Mpi.h"
 #include "io/md/MdCaseParser.h"
 #include "solvers/md/MdSimulation.h"
@@ -12,9 +11,10 @@ namespace hopsim::md {
 
 int runCase(const io::CaseDocument& doc, const RunOptions& options) {
   const MdCase c = io::md::parseMdCase(doc);
-  // Under mpiexec every rank reads the case; rank 0 speaks for them. More than one rank decomposes the box.
-  if (!options.quiet && mpi::isRoot())
-    for (const auto& w : doc.warnings()) std::fprintf(stderr, "%s\n", w.c_str());
+  // Under mpiexec every rank reads the case; rank 0 speaks for them. More than one rank decomposes the box. The run
+  // puts these lines into its log file once it opens it.
+  if (mpi::isRoot())
+    for (const auto& w : doc.warnings()) log::warning("{}", w);
   const MdRunResult r = runMd(c, options, doc.toJson());
   if (!r.ok) return kExitUnstable;
   if (r.stopSignal == 0) return kExitOk;

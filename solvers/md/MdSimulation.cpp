@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <numeric>
 #include <optional>
@@ -23,6 +22,7 @@
 #include "core/Decomposition.h"
 #include "core/ExitCode.h"
 #include "core/Interrupt.h"
+#include "core/Log.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/Progress.h"
 #include "solvers/common/RunControl.h"
@@ -87,13 +87,12 @@ void sortById(ParticleState& s) {
 
 namespace {
 
-void printTableHeader() {
-  std::printf("%10s %12s %12s %14s %14s %14s %14s\n", "step", "time", "temp", "pe", "ke", "etotal", "press");
+void logTableHeader() {
+  log::info("{:>10} {:>12} {:>12} {:>14} {:>14} {:>14} {:>14}", "step", "time", "temp", "pe", "ke", "etotal", "press");
 }
-void printRow(const ThermoRow& r) {
-  std::printf("%10lld %12.6g %12.8g %14.8g %14.8g %14.8g %14.8g\n", r.step, r.time, r.temp, r.pe, r.ke, r.etotal,
-              r.press);
-  std::fflush(stdout);
+void logRow(const ThermoRow& r) {
+  log::info("{:10} {:12.6g} {:12.8g} {:14.8g} {:14.8g} {:14.8g} {:14.8g}", r.step, r.time, r.temp, r.pe, r.ke, r.etotal,
+            r.press);
 }
 
 std::vector<std::pair<std::string, double>> observables(const ThermoRow& r) {
@@ -110,21 +109,14 @@ std::string describeFailure(const ThermoRow& r) {
                      "system)", r.step);
 }
 
-}  // namespace
-
-MdRunResult runMd(const MdCase& c, const RunOptions& options, const nlohmann::json& caseJson,
-                  const std::function<void(const ThermoRow&)>& onThermo) {
-  return runMd(c, options, MdRanks{}, caseJson, onThermo);
-}
-
-MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ranks, const nlohmann::json& caseJson,
-                  const std::function<void(const ThermoRow&)>& onThermo) {
+// The run itself, inside its log (runMd).
+MdRunResult run(const MdCase& c, const RunOptions& options, const MdRanks& ranks, const nlohmann::json& caseJson,
+                const std::function<void(const ThermoRow&)>& onThermo, log::RunLog& runLog) {
   MdRunResult result;
   const std::string dir = options.outputDir.empty() ? c.output.dir : options.outputDir;
-  // Thermo sums are global on every rank; files and the console belong to rank 0.
+  // Thermo sums are global on every rank; files and the console belong to rank 0 (log::write).
   const bool root = ranks.comm.isRoot();
   const bool write = options.writeOutput && root;
-  const bool verbose = !options.quiet && root;
   const bool restarted = !options.restart.empty();
 
   result.plan = planMdDevice(c, options, ranks);
@@ -149,13 +141,18 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
   }
 
   // Taken first, so that no other run changes the directory (its checkpoints included) while this one reads it.
-  // Declared before the writers so that it is released after they have finished.
+  // Declared before the writers so that it is released after they have finished. The log opens once the directory
+  // is this run's (a restart appends to it).
   std::unique_ptr<io::OutputLock> lock;
   if (write) io::ensureDirectory(dir);
-  if (options.writeOutput) lock = io::lockOutputDirectory(dir, ranks.comm, options.quiet);
+  if (options.writeOutput) {
+    lock = io::lockOutputDirectory(dir, ranks.comm);
+    runLog.openFile(dir, restarted);
+  }
 
   // --restart: the checkpoint is read and checked before anything is built or any output opened, so that a refused
-  // checkpoint changes no file. The case's own initial state is then not built at all.
+  // checkpoint changes no output file (the log, appended to, says why it was refused). The case's own initial state
+  // is then not built at all.
   ParticleState initial;
   std::optional<EngineState> resumed;
   std::filesystem::path restartFolder;
@@ -185,17 +182,15 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
 
   auto engine = makeEngine(c, result.plan, false, ranks);
   result.backend = engine->backendName();
-  if (verbose) {
-    std::printf("hopsim md: %zu atoms, %s\n", n, c.system.source.c_str());
-    std::printf("  box %.6g x %.6g x %.6g, density %.6g, mass %g\n", initial.box.length[0], initial.box.length[1],
-                initial.box.length[2], static_cast<double>(n) / volume, initial.mass);
-    std::printf("  lj epsilon %g sigma %g cutoff %g%s%s, skin %g\n", c.lj.epsilon, c.lj.sigma, c.lj.cutoff,
-                c.lj.shift ? ", shifted" : "", c.lj.tailCorrection ? ", tail corrections" : "", c.skin);
-    std::printf("  integrator %s, dt %g, %lld steps, precision %s, backend %s\n", toString(c.integrator.type),
-                c.integrator.dt, c.steps, toString(c.precision), result.backend.c_str());
-    std::printf("  device plan %s\n", describe(result.plan).c_str());
-    if (restarted) std::printf("  restart from %s (step %lld)\n", restartFolder.string().c_str(), initial.step);
-  }
+  log::info("hopsim md: {} atoms, {}", n, c.system.source);
+  log::info("  box {:.6g} x {:.6g} x {:.6g}, density {:.6g}, mass {:g}", initial.box.length[0], initial.box.length[1],
+            initial.box.length[2], static_cast<double>(n) / volume, initial.mass);
+  log::info("  lj epsilon {:g} sigma {:g} cutoff {:g}{}{}, skin {:g}", c.lj.epsilon, c.lj.sigma, c.lj.cutoff,
+            c.lj.shift ? ", shifted" : "", c.lj.tailCorrection ? ", tail corrections" : "", c.skin);
+  log::info("  integrator {}, dt {:g}, {} steps, precision {}, backend {}", toString(c.integrator.type),
+            c.integrator.dt, c.steps, toString(c.precision), result.backend);
+  log::info("  device plan {}", describe(result.plan));
+  if (restarted) log::info("  restart from {} (step {})", restartFolder.string(), initial.step);
 
   const long long first = initial.step, last = runFirst + c.steps;
   const double dt = c.integrator.dt;
@@ -228,8 +223,8 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
               std::filesystem::path(dir) / fmt::format("trajectory.unreadable-{}.h5", first);
           std::error_code ec;
           std::filesystem::rename(trajectory.string() + ".part", aside, ec);
-          std::fprintf(stderr, "hopsim md: warning: %s; it is kept as %s and the trajectory continues in a new %s\n",
-                       e.what(), aside.string().c_str(), trajectory.string().c_str());
+          log::warning("hopsim md: warning: {}; it is kept as {} and the trajectory continues in a new {}", e.what(),
+                       aside.string(), trajectory.string());
           h5 = std::make_unique<io::md::H5mdWriter>(trajectory, n, HOPSIM_VERSION);
         }
       }
@@ -266,6 +261,9 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
   } else {
     engine->initialize(initial);
   }
+  // Every rank's share, to see an imbalance (stats() walks the neighbour counts: asked for with --verbose only).
+  if (ranks.decomposed() && options.verbose)
+    log::debug("this rank owns {} of {} atoms", engine->stats().ownedAtoms, n);
 
   auto takeThermo = [&](long long step) {
     ThermoRow r = makeThermoRow(engine->thermo(), n, volume, c.lj, step, static_cast<double>(step) * dt);
@@ -273,7 +271,7 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
   };
   auto emitThermo = [&](const ThermoRow& r) {
     result.thermo.push_back(r);
-    if (verbose) printRow(r);
+    logRow(r);
     if (csv)
       csv->row({io::CsvSeries::cell(r.step), io::CsvSeries::cell(r.time), io::CsvSeries::cell(r.temp),
                 io::CsvSeries::cell(r.pe), io::CsvSeries::cell(r.ke), io::CsvSeries::cell(r.etotal),
@@ -291,6 +289,7 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     const auto t0 = std::chrono::steady_clock::now();
     trajectory->frame(step, static_cast<double>(step) * dt);
     frameSeconds += since(t0);
+    if (root) log::debug("frame of step {} taken for output", step);
   };
   auto due = [](long long step, long long every) { return every > 0 && step % every == 0; };
   auto nextMultiple = [](long long step, long long every) { return (step / every + 1) * every; };
@@ -316,13 +315,14 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
     engine->saveState(state);
     addStateBlocks(state, part);
     io::writeCheckpoint(dir, step, part, ranks.comm);
+    log::info("checkpoint {}", io::checkpointFolder(dir, step).string());
     lastCheckpoint = step;
     control.checkpointed();
     checkpointSeconds += since(t0);
   };
 
-  if (verbose) printTableHeader();
-  Progress progress(std::max(0LL, last - first), static_cast<double>(n), "Matom-steps/s", verbose && last > first);
+  logTableHeader();
+  Progress progress(std::max(0LL, last - first), static_cast<double>(n), "Matom-steps/s", root && last > first);
   const auto start = std::chrono::steady_clock::now();
   ThermoRow row = takeThermo(first);
   result.lastStep = first;
@@ -474,43 +474,59 @@ MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ran
                               {"waited_seconds", trajectory->waitedSeconds()}, {"how", writerMode}};
     writeRunJson(std::filesystem::path(dir) / "run.json", j);
   }
-  if (verbose) {
-    const double steps = static_cast<double>(result.lastStep - first);
-    const EngineStats& st = result.stats;
-    std::printf("loop time %.3f s, %.4g atom-steps/s over the loop, %.4g in the steps alone; %lld neighbour builds "
-                "(mean %.1f, max %.0f neighbours within cutoff + skin)\n",
-                result.seconds, result.seconds > 0 ? steps * static_cast<double>(n) / result.seconds : 0.0,
-                stepSeconds > 0 ? steps * static_cast<double>(n) / stepSeconds : 0.0, st.neighborBuilds,
-                st.meanNeighbors, st.maxNeighbors);
-    if (std::isnan(st.forceSeconds) || std::isnan(st.integrateSeconds))
-      std::printf("  neighbour %.3f s; force and integrate %.3f s (on the GPU force and integrate are not timed apart, "
-                  "which would synchronise between kernels; `hopsim bench` reports the split)\n",
-                  st.neighborSeconds, std::max(0.0, stepSeconds - st.neighborSeconds));
-    else
-      std::printf("  neighbour %.3f s, force %.3f s, integrate %.3f s\n", st.neighborSeconds, st.forceSeconds,
-                  st.integrateSeconds);
-    for (const auto& [name, secs] : phases)
-      std::printf("  %-28s %9.3f s  %5.1f%%\n", name.c_str(), secs, loopSeconds > 0 ? 100.0 * secs / loopSeconds : 0.0);
-    if (!syncOutput)
-      std::printf("  of which waiting for writer  %9.3f s  (a full buffer behind, checkpoints, and the last frames)\n",
-                  trajectory->waitedSeconds());
-    if (trajectory->bytesWritten() > 0)
-      std::printf("trajectory: %lld frames, %.3g GB in %.3f s (%.2f GB/s) by the %s\n", trajectory->framesTaken(),
-                  trajectory->bytesWritten() * 1e-9, trajectory->writerSeconds(),
-                  trajectory->writerSeconds() > 0 ? trajectory->bytesWritten() * 1e-9 / trajectory->writerSeconds()
-                                                  : 0.0,
-                  writerMode);
-  }
-  if (!result.ok && root) std::fprintf(stderr, "hopsim md: stopped: %s\n", result.failure.c_str());
+  const double steps = static_cast<double>(result.lastStep - first);
+  const EngineStats& st = result.stats;
+  log::info("loop time {:.3f} s, {:.4g} atom-steps/s over the loop, {:.4g} in the steps alone; {} neighbour builds "
+            "(mean {:.1f}, max {:.0f} neighbours within cutoff + skin)",
+            result.seconds, result.seconds > 0 ? steps * static_cast<double>(n) / result.seconds : 0.0,
+            stepSeconds > 0 ? steps * static_cast<double>(n) / stepSeconds : 0.0, st.neighborBuilds, st.meanNeighbors,
+            st.maxNeighbors);
+  if (std::isnan(st.forceSeconds) || std::isnan(st.integrateSeconds))
+    log::info("  neighbour {:.3f} s; force and integrate {:.3f} s (on the GPU force and integrate are not timed apart, "
+              "which would synchronise between kernels; `hopsim bench` reports the split)",
+              st.neighborSeconds, std::max(0.0, stepSeconds - st.neighborSeconds));
+  else
+    log::info("  neighbour {:.3f} s, force {:.3f} s, integrate {:.3f} s", st.neighborSeconds, st.forceSeconds,
+              st.integrateSeconds);
+  for (const auto& [name, secs] : phases)
+    log::info("  {:<28} {:9.3f} s  {:5.1f}%", name, secs, loopSeconds > 0 ? 100.0 * secs / loopSeconds : 0.0);
+  if (!syncOutput)
+    log::info("  of which waiting for writer  {:9.3f} s  (a full buffer behind, checkpoints, and the last frames)",
+              trajectory->waitedSeconds());
+  if (trajectory->bytesWritten() > 0)
+    log::info("trajectory: {} frames, {:.3g} GB in {:.3f} s ({:.2f} GB/s) by the {}", trajectory->framesTaken(),
+              trajectory->bytesWritten() * 1e-9, trajectory->writerSeconds(),
+              trajectory->writerSeconds() > 0 ? trajectory->bytesWritten() * 1e-9 / trajectory->writerSeconds() : 0.0,
+              writerMode);
+  // Every rank reached the same end: rank 0 reports it.
+  if (!result.ok && root) log::error("hopsim md: stopped: {}", result.failure);
   if (result.stopSignal != 0 && root)
-    std::fprintf(stderr, "hopsim md: %s received, stopped at step %lld of %lld; %s\n",
-                 interrupt::signalName(result.stopSignal).c_str(), result.lastStep, last,
+    log::warning("hopsim md: {} received, stopped at step {} of {}; {}", interrupt::signalName(result.stopSignal),
+                 result.lastStep, last,
                  !options.writeOutput ? "nothing was written"
                  : result.checkpointed
                      ? fmt::format("checkpoint {}; continue with --restart {}",
-                                   io::checkpointFolder(dir, result.lastStep).string(), dir).c_str()
-                     : fmt::format("the series and run.json are in {}", dir).c_str());
+                                   io::checkpointFolder(dir, result.lastStep).string(), dir)
+                     : fmt::format("the series and run.json are in {}", dir));
   return result;
+}
+
+}  // namespace
+
+MdRunResult runMd(const MdCase& c, const RunOptions& options, const nlohmann::json& caseJson,
+                  const std::function<void(const ThermoRow&)>& onThermo) {
+  return runMd(c, options, MdRanks{}, caseJson, onThermo);
+}
+
+MdRunResult runMd(const MdCase& c, const RunOptions& options, const MdRanks& ranks, const nlohmann::json& caseJson,
+                  const std::function<void(const ThermoRow&)>& onThermo) {
+  log::RunLog runLog(options, ranks.comm);
+  try {
+    return run(c, options, ranks, caseJson, onThermo, runLog);
+  } catch (const std::exception& e) {
+    runLog.failed(e.what());
+    throw;
+  }
 }
 
 }  // namespace hopsim::md

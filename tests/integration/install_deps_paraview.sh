@@ -36,6 +36,7 @@ grep -q "^install-deps: installing .*lammps" <<<"$out" || { echo "FAIL: the othe
 out=$(plan "cmake")
 echo "--- python3-paraview not installed:"; echo "$out"
 grep -q "^install-deps: installing .*libvtk9-dev" <<<"$out" || { echo "FAIL: libvtk9-dev not planned"; fail=1; }
+grep -q "^install-deps: installing .*libspdlog-dev" <<<"$out" || { echo "FAIL: libspdlog-dev not planned"; fail=1; }
 grep -q "using its paraview module" <<<"$out" && { echo "FAIL: claims a system paraview module"; fail=1; }
 
 out=$(HOPSIM_MINIMAL=1 plan "python3-paraview")

@@ -56,7 +56,8 @@ std::string bytesOf(const fs::path& p) {
 std::vector<fs::path> filesUnder(const fs::path& dir) {
   std::vector<fs::path> out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().filename() != "run.json") out.push_back(fs::relative(e.path(), dir));
+    if (e.is_regular_file() && e.path().filename() != "run.json" && e.path().filename() != "hopsim.log")  // times
+      out.push_back(fs::relative(e.path(), dir));
   std::sort(out.begin(), out.end());
   return out;
 }
