@@ -1,10 +1,10 @@
 // Filling in and writing view.py (see ViewScript.h).
 #include "io/ViewScript.h"
 
-#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string_view>
 
 #include "hopsim/ViewScriptTemplate.h"  // kViewScriptTemplate: io/ViewScript.py, embedded by CMake
 #include "io/AtomicFile.h"
@@ -61,6 +61,7 @@ char sliceNormal(const lbm::LbmCase& c) {
   if (flow >= 0) keep[flow] = false;
   for (const int a : {2, 1, 0})
     if (keep[a]) return "xyz"[a];
+  // Moving walls on every axis but the flow's: no plane holds all motions; one along the flow at least.
   return flow == 2 ? 'y' : 'z';
 }
 

@@ -17,8 +17,8 @@ inline constexpr const char* kViewScriptName = "view.py";
 // does not cut a moving wall's motion off (the vortex under a lid turns in the plane of the lid's motion and normal).
 char sliceNormal(const lbm::LbmCase& c);
 
-// The script for case `c` whose fields are listed in `series` (series file names in `dir`, the one to open first
-// first), written into `dir`: the template with its CASE block replaced.
+// The script for case `c` whose fields are listed in `series` (file names in `dir`, in the order view.py tries
+// them), to be written into `dir`: the template with its CASE block replaced.
 std::string viewScript(const lbm::LbmCase& c, const std::vector<std::string>& series, const std::filesystem::path& dir);
 
 // Writes dir/view.py whole or not at all. One process writes it (rank 0 of a decomposed run).

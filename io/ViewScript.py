@@ -7,8 +7,8 @@
     python3 view.py --png view.png       any python3 that imports paraview.simple (PYTHONPATH may have to name it)
 
 Options: --step N (the output step to show, default the last), --time T (the step nearest T), --size WxH of the
-PNG or window (default 1600x900), --array NAME (colour by another field), --slice-normal x|y|z (3-D: the mid-plane shown),
---streamlines (3-D: streamlines from a line through the box as well), --no-obstacles.
+PNG or window (default 1600x900), --array NAME (colour by another field), --slice-normal x|y|z (3-D: the mid-plane
+shown), --streamlines (3-D: streamlines from a line through the box as well), --no-obstacles.
 It colours by the speed (the velocity's magnitude), or by density when the run wrote no velocity; 3-D runs show a
 mid-plane slice inside the box's outline. Solid cells (obstacles) are grey where the run wrote `flags`.
 ParaView builds that render through X (Debian's, Ubuntu's) need a display also for --png; on a machine without one:
@@ -37,8 +37,7 @@ CASE = json.loads(r'''
 ''')
 
 AXES = "xyz"
-# Solid cells: one grey, lit by ambient light only (as the fields are), so that it stands apart from every colour of
-# the map.
+# Solid cells: a grey, which no colour of the map comes near (unshaded in 2-D, as the fields are; shaded in 3-D).
 SOLID_GREY = [0.62, 0.62, 0.62]
 COLOUR_MAP = "Viridis (matplotlib)"
 
@@ -68,13 +67,27 @@ def parse_args(argv):
     return args
 
 
+def embedded():
+    """Whether the script runs inside an application (ParaView's --script, or exec() at a Python prompt) rather than
+    as `pvpython view.py`: then sys.argv[0] is empty. paraview.fromGUI does not tell: ParaView 5.11's application
+    leaves it False while it runs a --script."""
+    import paraview
+    return paraview.fromGUI or not (getattr(sys, "argv", None) or [""])[0]
+
+
+def fail(message):
+    """Ends with `message`: an error exit from the command line; inside the application, whose process SystemExit
+    would end, an exception its Python shell shows."""
+    if embedded():
+        raise RuntimeError("view.py: " + message)
+    sys.exit("view.py: " + message)
+
+
 def output_dir():
     """The folder this script lies in: its series are beside it, wherever the folder was moved to. The ParaView
     application's --script may run it without __file__; then the folder hopsim wrote it into."""
-    try:
-        return os.path.dirname(os.path.abspath(__file__))
-    except NameError:
-        return CASE["written_in"]
+    here = globals().get("__file__")
+    return os.path.dirname(os.path.abspath(here)) if here else CASE["written_in"]
 
 
 def open_series(folder):
@@ -92,20 +105,19 @@ def open_series(folder):
         else:
             reader = pv.PVDReader(registrationName=name, FileName=path)
         return reader
-    sys.exit("view.py: no series to show: %s missing (has the run written its first output step?)"
-             % " and ".join(tried))
+    fail("no series to show: %s missing (has the run written its first output step?)" % " and ".join(tried))
 
 
 def pick_time(reader, args):
     """The time to show (time = output step) and its step, from --step, --time or the last one."""
-    times = list(getattr(reader, "TimestepValues", None) or [])
-    if not times:
-        return None, None  # one step: nothing to choose
+    times = getattr(reader, "TimestepValues", None)
+    if times is None or times == []:
+        return None, None  # no time information: one data set
+    times = list(times) if hasattr(times, "__len__") else [times]  # one step comes as a number
     if args.step is not None:
         matching = [t for t in times if abs(t - args.step) < 0.5]
         if not matching:
-            sys.exit("view.py: no output step %d; the series has steps %s" % (
-                args.step, ", ".join("%d" % t for t in times)))
+            fail("no output step %d; the series has steps %s" % (args.step, ", ".join("%d" % t for t in times)))
         t = matching[0]
     elif args.time is not None:
         t = min(times, key=lambda v: abs(v - args.time))
@@ -119,13 +131,14 @@ def colour_array(reader, args):
     available = list(reader.CellData.keys())
     if args.array:
         if args.array not in available:
-            sys.exit("view.py: no field '%s'; the series has %s" % (args.array, ", ".join(available) or "none"))
+            fail("no field '%s' in the series (it has %s; the case writes %s)"
+                 % (args.array, ", ".join(available) or "none", ", ".join(CASE["fields"])))
         name = args.array
     else:
         name = next((n for n in ("velocity", "density") if n in available), None)
         name = name or next((n for n in available if n != "flags"), None) or (available[0] if available else None)
     if name is None:
-        sys.exit("view.py: the series has no fields to colour by")
+        fail("the series has no fields to colour by")
     components = reader.CellData[name].GetNumberOfComponents()
     return "CELLS", name, "Magnitude" if components > 1 else None
 
@@ -152,7 +165,7 @@ def flat(display):
     display.Ambient, display.Diffuse, display.Specular = 1.0, 0.0, 0.0
 
 
-def colour(display, view, what, lut):
+def colour(display, what, lut):
     import paraview.simple as pv
     association, name, component = what
     pv.ColorBy(display, (association, name, component) if component else (association, name))
@@ -162,19 +175,25 @@ def colour(display, view, what, lut):
 
 def build(args):
     """The pipeline and the view: returns (view, step shown, what the colours show)."""
-    import paraview
     import paraview.simple as pv
     folder = output_dir()
     reader = open_series(folder)
     t, step = pick_time(reader, args)
-    scene = pv.GetAnimationScene()
-    scene.UpdateAnimationUsingDataTimeSteps()
+    if not embedded():
+        # The animation's time is the one a window shows, and the one its time controls start from. Inside the
+        # ParaView application (5.11) changing the scene from a --script hangs the application: it follows the
+        # reader's steps itself, and the view below is given the time instead.
+        scene = pv.GetAnimationScene()
+        scene.UpdateAnimationUsingDataTimeSteps()
+        if t is not None:
+            scene.AnimationTime = t
     if t is not None:
-        scene.AnimationTime = t
-    reader.UpdatePipeline(t) if t is not None else reader.UpdatePipeline()
+        reader.UpdatePipeline(t)
+    else:
+        reader.UpdatePipeline()
 
     view = pv.GetActiveViewOrCreate("RenderView")
-    if not paraview.fromGUI:  # the application sizes its views itself
+    if not embedded():  # the application sizes its views itself
         view.ViewSize = args.size
     if t is not None:
         view.ViewTime = t
@@ -197,7 +216,7 @@ def build(args):
     if dims == 2:
         d = pv.Show(fluid, view)
         d.Representation = "Surface"
-        colour(d, view, what, lut)
+        colour(d, what, lut)
         shown.append(d)
     else:
         outline = pv.Show(reader, view)
@@ -211,7 +230,7 @@ def build(args):
         cut.SliceType.Origin = [n / 2.0 for n in cells]
         cut.SliceType.Normal = normal
         d = pv.Show(cut, view)
-        colour(d, view, what, lut)
+        colour(d, what, lut)
         shown.append(d)
         if args.streamlines:
             add_streamlines(reader, view, what, lut, cells)
@@ -293,9 +312,7 @@ def place_camera(view, dims, cells, args):
 
 
 def main(argv):
-    import paraview
-    # The ParaView application runs --script with its own command line in sys.argv: none of it is for this script.
-    args = parse_args([] if paraview.fromGUI else argv)
+    args = parse_args(argv)
     import paraview.simple as pv
     pv._DisableFirstRenderCameraReset()  # keep place_camera's camera at the first render
     view, step, coloured = build(args)
@@ -305,13 +322,14 @@ def main(argv):
         # Deleted here rather than at exit: pvbatch 5.11 under Xvfb otherwise ends with a GLXBadContext X error,
         # and exit code 1, as it tears the render window down after the interpreter.
         pv.Delete(view)
-        return 0
+        return
     pv.Render(view)
-    # The ParaView application shows the view itself; an interactive pvpython prompt keeps it after the script.
-    if not paraview.fromGUI and not sys.flags.interactive:
+    # The ParaView application shows the view itself, and a Python prompt keeps it after the script; run as a
+    # script, pvpython would close the window at its end.
+    if not embedded() and not sys.flags.interactive:
         pv.Interact(view)
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    # No sys.exit() at the end: inside the ParaView application it would end the application.
+    main(sys.argv[1:] if not embedded() else [])
