@@ -24,6 +24,11 @@ bool collectiveHdf5(const lbm::OutputSpec& output, bool decomposed) {
   return false;
 }
 
+std::string seriesFileName(lbm::OutputFormat format, const std::string& baseName) {
+  // The extensions the writers give their series files (FieldWriter.cpp, vtk/VtkFieldWriter.cpp).
+  return baseName + (format == lbm::OutputFormat::Hdf5 ? ".xmf" : ".pvd");
+}
+
 namespace {
 
 std::unique_ptr<FieldSeriesSink> makeVtkWriter([[maybe_unused]] const std::filesystem::path& dir,

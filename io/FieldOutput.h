@@ -22,6 +22,10 @@ extern const char* const kVtkUnavailable;
 // HDF5) rather than one file per rank; output.hdf5 decides, auto taking the collective file where the build has it.
 bool collectiveHdf5(const lbm::OutputSpec& output, bool decomposed);
 
+// The file that lists the steps of the series `format`'s writers write as dir/<baseName>.*: <baseName>.xmf (HDF5),
+// <baseName>.pvd (VTK). What a reader opens.
+std::string seriesFileName(lbm::OutputFormat format, const std::string& baseName);
+
 // One writer per format in output.formats, in that order, each writing dir/<baseName>.* series. `blocks` is the grid
 // split over the ranks of `comm`, blocks[r] rank r's; the writers are then collective, and every rank gets them.
 // Empty `blocks`: rank 0 of comm holds the whole grid and alone gets writers (the other ranks an empty list).

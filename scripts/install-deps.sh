@@ -25,6 +25,8 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install o
 #   the VTK writers (HOPSIM_WITH_VTK off); the HDF5/XDMF output is what ParaView opens.
 # - otherwise: install libvtk9-dev, and unpack python3-paraview into a folder of its own instead of installing it;
 #   the tests put that folder on PYTHONPATH (HOPSIM_PARAVIEW_PYTHONPATH in tests/CMakeLists.txt).
+# Debian's ParaView renders through X only (no EGL or OSMesa build): xvfb gives the tests' renders of view.py
+# (`xvfb-run pvbatch view.py --png ...`) a display on a machine without one.
 SYSTEM_PARAVIEW=0
 if installed python3-paraview; then SYSTEM_PARAVIEW=1; fi
 
@@ -38,9 +40,9 @@ if [ "${HOPSIM_MINIMAL:-0}" != 1 ]; then
   if [ "$SYSTEM_PARAVIEW" = 1 ]; then
     echo "install-deps: python3-paraview is installed; using its paraview module, and leaving out libvtk9-dev" \
          "(it conflicts through python3-vtk9): hopsim builds without VTK writers"
-    packages+=(paraview lammps)
+    packages+=(paraview xvfb lammps)
   else
-    packages+=(libvtk9-dev paraview lammps)
+    packages+=(libvtk9-dev paraview xvfb lammps)
   fi
 fi
 

@@ -29,7 +29,8 @@ std::vector<std::unique_ptr<io::FieldSeriesSink>> makeWriters(const LbmCase& c, 
       const LbmPartition p = sim.ownedPartOf(r);
       blocks.push_back({p.first, p.count});
     }
-  return io::makeFieldWriters(c.output, dir, "fields", grid, c.precision != Precision::Double, blocks, sim.comm());
+  return io::makeFieldWriters(c.output, dir, kFieldSeriesName, grid, c.precision != Precision::Double, blocks,
+                              sim.comm());
 }
 
 LbmFieldOutput::Mode modeOf(const std::vector<std::unique_ptr<io::FieldSeriesSink>>& writers,

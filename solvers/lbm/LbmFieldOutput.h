@@ -16,6 +16,9 @@ namespace hopsim::lbm {
 
 class LbmSimulation;
 
+// The name of an LBM run's field series: fields.xmf, fields_<step>.h5, fields.pvd, ...
+inline constexpr const char* kFieldSeriesName = "fields";
+
 class LbmFieldOutput {
  public:
   // How the files of one output step are written.

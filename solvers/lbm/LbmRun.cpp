@@ -24,7 +24,9 @@
 #include "io/Hdf5Handle.h"
 #include "io/LbmCaseParser.h"
 #include "io/OutputLock.h"
+#include "io/ViewScript.h"
 #include "solvers/common/DevicePlanner.h"
+#include "solvers/common/OutputHint.h"
 #include "solvers/common/RunInfo.h"
 #include "solvers/common/PhaseTimers.h"
 #include "solvers/common/RunControl.h"
@@ -54,6 +56,15 @@ bool wants(const std::vector<OutputFormat>& formats, OutputFormat f) {
   for (auto x : formats)
     if (x == f) return true;
   return false;
+}
+
+// The series files of the run's fields, the one view.py opens first first: XDMF (HDF5), which every build writes
+// and ParaView reads in one piece also from a decomposed run, then VTK.
+std::vector<std::string> fieldSeriesFiles(const LbmCase& c) {
+  std::vector<std::string> files;
+  for (const OutputFormat f : {OutputFormat::Hdf5, OutputFormat::Vtk})
+    if (wants(c.output.formats, f)) files.push_back(io::seriesFileName(f, kFieldSeriesName));
+  return files;
 }
 
 long long nextMultiple(long long step, long long every) { return every > 0 ? (step / every + 1) * every : -1; }
@@ -190,6 +201,9 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
     if (restarted) fields->listEarlier(firstStep);
   }
   if (writes && root) {
+    // view.py first: ParaView can show the fields while the run goes on. Rewritten by a restarted run, whose binary
+    // may show them better.
+    io::writeViewScript(c, fieldSeriesFiles(c), outDir);
     const std::vector<std::string> obsColumns{"step", "mass", "kinetic_energy", "max_speed"};
     const std::vector<std::string> forceColumns{"step", "obstacle", "fx", "fy", "fz", "cd", "cl"};
     // A restarted run continues the series from the checkpoint's step: no row twice, none missing.
@@ -468,7 +482,10 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
     log::info("fields: {} steps, {:.3g} GB in {:.3f} s ({:.2f} GB/s) by the {}", fields->stepsWritten(),
               writerBytes * 1e-9, writerSeconds, writerSeconds > 0 ? writerBytes * 1e-9 / writerSeconds : 0.0,
               writerMode);
-  if (writes) log::info("output in {} (open fields.xmf in ParaView)", outDir.string());
+  if (writes) {
+    const std::string script = shellWord((outDir / io::kViewScriptName).string());
+    log::info("{}", outputHint(outDir, fmt::format("pvpython {} or paraview --script={}", script, script)));
+  }
   return status;
 }
 

@@ -24,6 +24,7 @@
 #include "core/Interrupt.h"
 #include "core/Log.h"
 #include "solvers/common/DevicePlanner.h"
+#include "solvers/common/OutputHint.h"
 #include "solvers/common/Progress.h"
 #include "solvers/common/RunControl.h"
 #include "solvers/common/RunInfo.h"
@@ -498,6 +499,16 @@ MdRunResult run(const MdCase& c, const RunOptions& options, const MdRanks& ranks
               trajectory->bytesWritten() * 1e-9, trajectory->writerSeconds(),
               trajectory->writerSeconds() > 0 ? trajectory->bytesWritten() * 1e-9 / trajectory->writerSeconds() : 0.0,
               writerMode);
+  if (write) {
+    // The .pvd series opens with every step in any reader; the H5MD .xmf needs the XDMF 2 reader for that
+    // (README, Outputs and ParaView).
+    const std::filesystem::path folder(dir);
+    std::string view = "no particle files (output.formats)";
+    if (HOPSIM_WITH_VTK && c.output.vtk) view = "paraview " + shellWord((folder / "particles.pvd").string());
+    else if (c.output.h5md)
+      view = "paraview " + shellWord((folder / "trajectory.xmf").string()) + " (with the \"XDMF Reader\")";
+    log::info("{}", outputHint(folder, view));
+  }
   // Every rank reached the same end: rank 0 reports it.
   if (!result.ok && root) log::error("hopsim md: stopped: {}", result.failure);
   if (result.stopSignal != 0 && root)

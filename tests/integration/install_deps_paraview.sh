@@ -32,6 +32,7 @@ grep -q "libvtk9-dev" <<<"$(grep '^install-deps: installing' <<<"$out")" && { ec
 grep -q "using its paraview module" <<<"$out" || { echo "FAIL: the system paraview module is not used"; fail=1; }
 grep -q "unpacking python3-paraview" <<<"$out" && { echo "FAIL: python3-paraview would be unpacked"; fail=1; }
 grep -q "^install-deps: installing .*lammps" <<<"$out" || { echo "FAIL: the other packages are not planned"; fail=1; }
+grep -q "^install-deps: installing .*xvfb" <<<"$out" || { echo "FAIL: xvfb (headless renders) is not planned"; fail=1; }
 
 out=$(plan "cmake")
 echo "--- python3-paraview not installed:"; echo "$out"

@@ -105,6 +105,7 @@ TEST_CASE("every example LBM case runs as shipped (shortened)", "[integration]")
     INFO(e.path().string() << "\n" << r.output);
     CHECK(r.code == 0);
     CHECK(fs::exists(out / "run.json"));
+    CHECK(fs::exists(out / "view.py"));  // every LBM output folder has its ParaView script
   }
 }
 

@@ -20,6 +20,7 @@
 #include "io/FieldWriter.h"
 #include "io/Hdf5Handle.h"
 #include "io/LbmCaseParser.h"
+#include "io/ViewScript.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
 #include "solvers/lbm/LbmRun.h"
@@ -379,6 +380,11 @@ TEST_CASE("a decomposed run writes one file per rank that reassembles to the one
       const std::string pvd = readText(dir / "fields.pvd");
       CHECK(occurrences(pvd, split ? ".pvti\"" : ".vti\"") == outputs);
 #endif
+      // view.py, written by rank 0, opens the XDMF series first, which ParaView reads as one grid however many
+      // ranks wrote it.
+      std::vector<std::string> series{"fields.xmf"};
+      if (HOPSIM_WITH_VTK) series.push_back("fields.pvd");
+      CHECK(readText(dir / "view.py") == hopsim::io::viewScript(c, series, dir));
       long long leftovers = 0;
       for (const auto& e : fs::recursive_directory_iterator(dir))
         leftovers += e.path().filename().string().find(".tmp-") != std::string::npos;
