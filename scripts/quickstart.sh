@@ -13,7 +13,8 @@ if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then export 
 # The compute capabilities of the GPUs here, as CMake writes them ("9.0" -> 90), one each; none without a driver.
 gpu_architectures() {
   command -v nvidia-smi >/dev/null || return 0
-  nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | grep -E '^[0-9]+$' | sort -n -u || true
+  nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | grep -E '^[0-9]+$' |
+    sort -n -u || true
 }
 mapfile -t archs < <(gpu_architectures)
 cuda=(-DHOPSIM_WITH_CUDA=OFF)

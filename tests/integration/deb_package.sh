@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "deb_package: FAILED: $*"; exit 1; }
 
 "$CPACK" --config "$BUILD/CPackConfig.cmake" -G DEB -B "$work/pkg" >"$work/cpack.log" 2>&1 ||
-  { cat "$work/cpack.log"; fail "cpack exited $?"; }
+  { rc=$?; cat "$work/cpack.log"; fail "cpack exited $rc"; }
 debs=("$work"/pkg/hopsim_*.deb)
 [ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || fail "expected one hopsim_*.deb in $work/pkg, found: $(ls "$work/pkg")"
 deb=${debs[0]}
@@ -47,21 +47,26 @@ info=$("$hopsim" info) || fail "hopsim info exited $?"
 
 # The package's own example, cut short: a few seconds.
 "$hopsim" run "$share/inputs/lbm/cylinder2d.yaml" --set run.steps=200 --set output.every=100 \
-  --output "$work/run" >"$work/run.log" 2>&1 || { cat "$work/run.log"; fail "hopsim run exited $?"; }
+  --output "$work/run" >"$work/run.log" 2>&1 || { rc=$?; cat "$work/run.log"; fail "hopsim run exited $rc"; }
 for f in fields.xmf observables.csv forces.csv run.json; do
   [ -s "$work/run/$f" ] || { cat "$work/run.log"; fail "the run wrote no $f"; }
 done
 grep -q '^200,' "$work/run/observables.csv" || fail "observables.csv has no row for step 200"
 
 # `hopsim plot` runs the package's own Python package (share/hopsim/python), where a python3 can draw.
-if python3 -c "import matplotlib, pandas" 2>/dev/null || /usr/bin/python3 -c "import matplotlib, pandas" 2>/dev/null; then
-  "$hopsim" plot "$work/run" --quiet >"$work/plot.log" 2>&1 || { cat "$work/plot.log"; fail "hopsim plot exited $?"; }
+can_plot() { "$1" -c "import matplotlib, pandas" 2>/dev/null; }
+if can_plot python3 || can_plot /usr/bin/python3; then
+  "$hopsim" plot "$work/run" --quiet >"$work/plot.log" 2>&1 ||
+    { rc=$?; cat "$work/plot.log"; fail "hopsim plot exited $rc"; }
   [ -s "$work/run/observables.png" ] || { cat "$work/plot.log"; fail "hopsim plot drew no observables.png"; }
 else
   echo "deb_package: no python3 with matplotlib and pandas: hopsim plot not checked"
 fi
 
-# A validation case, read from the package's share/hopsim/validation (the quickest that reads a case file: 7 s of CPU).
-"$hopsim" validate lbm.taylor_green2d >"$work/validate.log" 2>&1 || { cat "$work/validate.log"; fail "hopsim validate exited $?"; }
-grep -Eq '^[1-9][0-9]* passed, 0 failed' "$work/validate.log" || { cat "$work/validate.log"; fail "hopsim validate did not pass"; }
+# A validation case, read from the package's share/hopsim/validation (the quickest that reads a case file: 7 s of
+# CPU).
+"$hopsim" validate lbm.taylor_green2d >"$work/validate.log" 2>&1 ||
+  { rc=$?; cat "$work/validate.log"; fail "hopsim validate exited $rc"; }
+grep -Eq '^[1-9][0-9]* passed, 0 failed' "$work/validate.log" ||
+  { cat "$work/validate.log"; fail "hopsim validate did not pass"; }
 echo "deb_package: installed into $prefix, ran cylinder2d (200 steps) and validated lbm.taylor_green2d from there"
