@@ -28,7 +28,7 @@ elif [ "${archs[0]}" -lt 80 ]; then
 else
   list=$(IFS=';'; echo "${archs[*]}")
   cuda=(-DHOPSIM_WITH_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=$list")
-  what="with CUDA for this machine's GPU only (sm_${list//;/, sm_})"
+  what="with CUDA for the local GPU architecture only (sm_${list//;/, sm_})"
 fi
 scripts/build.sh "${cuda[@]}" -DHOPSIM_BUILD_TESTS=OFF
 build/hopsim run inputs/lbm/cylinder2d.yaml
