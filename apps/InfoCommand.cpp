@@ -3,9 +3,11 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <exception>
 #include <thread>
 
 #include "apps/Commands.h"
+#include "core/DataDir.h"
 #include "solvers/common/RunInfo.h"
 #include "kernels/common/DeviceInfo.h"
 
@@ -21,6 +23,12 @@ int infoCommand() {
   std::printf("host:   %s, %s, %u hardware threads, %d OpenMP threads\n",
               host.value("hostname", std::string("?")).c_str(), host.value("cpu_model", std::string("?")).c_str(),
               std::thread::hardware_concurrency(), omp_get_max_threads());
+  // Where `validate` and the bench suite read their cases: the installed share/hopsim, or the source tree.
+  try {
+    std::printf("data:   %s\n", dataDir().c_str());
+  } catch (const std::exception& e) {
+    std::printf("data:   none found: %s\n", e.what());
+  }
   const auto gpus = cudaDevices();
   if (!builtWithCuda()) std::printf("GPUs:   none (built without CUDA)\n");
   else if (gpus.empty()) std::printf("GPUs:   none found\n");

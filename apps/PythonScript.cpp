@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/DataDir.h"
+
 extern char** environ;
 
 namespace hopsim::app {
@@ -21,11 +23,8 @@ namespace fs = std::filesystem;
 
 fs::path shippedPath(const std::string& sourcePath, const std::string& installed, const std::string& what) {
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path there = exe.parent_path().parent_path() / "share" / "hopsim" / installed;
-    if (fs::exists(there, ec)) return there;
-  }
+  if (const fs::path share = installedDataDir(); !share.empty() && fs::exists(share / installed, ec))
+    return share / installed;
   const fs::path source = fs::path(HOPSIM_SOURCE_DIR) / sourcePath;
   if (fs::exists(source, ec)) return source;
   throw std::runtime_error(fmt::format("{}: {} is neither in share/hopsim beside this binary nor in {}; reinstall "

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "apps/Commands.h"
+#include "core/DataDir.h"
 #include "validation/Validation.h"
 
 namespace hopsim::app {
@@ -29,7 +30,7 @@ int validateCommand(const std::vector<std::string>& names, const RunOptions& opt
   validation::Context ctx;
   ctx.backend = options.backend.value_or(Backend::Cpu);
   ctx.kernels = options.kernels.value_or(KernelVariant::Auto);
-  ctx.dataDir = validation::defaultDataDir();
+  ctx.dataDir = dataDir().string();
   for (const auto& n : names) {
     bool found = false;
     for (const auto& c : cases) found = found || c.name == n || c.name.rfind(n, 0) == 0;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "core/DataDir.h"
 #include "validation/Validation.h"
 
 namespace hopsim::testing {
@@ -11,7 +12,7 @@ namespace hopsim::testing {
 inline void checkValidationCases(const std::vector<validation::Case>& cases, Backend backend, bool includeSlow) {
   validation::Context ctx;
   ctx.backend = backend;
-  ctx.dataDir = validation::defaultDataDir();
+  ctx.dataDir = dataDir().string();
   for (const auto& c : cases) {
     if (!c.quick && !includeSlow) continue;
     for (const auto& row : c.run(ctx)) {

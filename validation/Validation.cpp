@@ -2,7 +2,6 @@
 #include "validation/Validation.h"
 
 #include <cmath>
-#include <cstdlib>
 
 #include "validation/lbm/LbmValidation.h"
 #include "validation/md/MdValidation.h"
@@ -27,11 +26,6 @@ Row skippedRow(std::string caseName, std::string reason, std::string detail) {
   r.skipped = true;
   r.detail = std::move(detail);
   return r;
-}
-
-std::string defaultDataDir() {
-  if (const char* env = std::getenv("HOPSIM_DATA_DIR")) return env;
-  return HOPSIM_SOURCE_DIR;
 }
 
 std::vector<Case> allCases() {

@@ -23,7 +23,7 @@ struct Row {
 struct Context {
   Backend backend = Backend::Cpu;
   KernelVariant kernels = KernelVariant::Auto;
-  std::string dataDir;    // the source tree: validation/*.yaml and validation/reference/*.csv
+  std::string dataDir;    // holds validation/*.yaml and validation/reference/*.csv: hopsim::dataDir()
 };
 
 struct Case {
@@ -38,9 +38,6 @@ Row makeRow(std::string caseName, std::string quantity, double measured, double 
 
 // A row for a check that cannot run on this machine, with the reason.
 Row skippedRow(std::string caseName, std::string reason, std::string detail = {});
-
-// Where validation/ and inputs/ live: $HOPSIM_DATA_DIR, else the source tree hopsim was built from.
-std::string defaultDataDir();
 
 // All registered cases, LBM then MD.
 std::vector<Case> allCases();

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/DataDir.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
 #include "io/CaseReader.h"
@@ -287,7 +288,7 @@ nlohmann::json runSuite(const SuiteOptions& o) {
                      : fmt::format("copy bandwidth ({} memory): {:.0f} GB/s", copy["memory"].get<std::string>(),
                                    copy["median_gbs"].get<double>()));
   nlohmann::json runs = nlohmann::json::array();
-  const std::filesystem::path root = HOPSIM_SOURCE_DIR;
+  const std::filesystem::path root = dataDir();  // inputs/ of the suite's file-based cases
   for (std::size_t k = 0; k < plan.cases.size(); ++k) {
     const SuiteCase& c = plan.cases[k];
     say(fmt::format("[{}/{}] {}", k + 1, plan.cases.size(), c.label));

@@ -122,6 +122,9 @@ TEST_CASE("info reports the build", "[integration]") {
   CHECK(r.code == 0);
   CHECK(r.output.find("hopsim") != std::string::npos);
   CHECK(r.output.find("CUDA") != std::string::npos);
+  // A binary in its build folder reads validation/ and inputs/ from the source tree (installed: share/hopsim, which
+  // the deb_package test checks).
+  CHECK(r.output.find("data:   " + std::string(HOPSIM_SOURCE_DIR) + "\n") != std::string::npos);
 }
 
 TEST_CASE("every command exits by one table: 0 done, 2 bad input (CLI11's errors too), 3 unstable", "[integration]") {

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "CatchCompat.h"
+#include "core/DataDir.h"
 #include "validation/md/MdChecks.h"
 
 using namespace hopsim::validation;
@@ -10,7 +11,7 @@ namespace {
 Context cpuContext() {
   Context c;
   c.backend = hopsim::Backend::Cpu;
-  c.dataDir = defaultDataDir();
+  c.dataDir = hopsim::dataDir().string();
   return c;
 }
 void checkRows(const std::vector<Row>& rows) {
