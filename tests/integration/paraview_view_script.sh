@@ -33,14 +33,13 @@ rm -rf "$WORKDIR"
 mkdir -p "$WORKDIR"
 cd "$WORKDIR"
 
-# render OUTDIR PNG [view.py options]: the script's own output on stdout (the ParaView log goes to a file). Run by
-# $PYTHON, PVPYTHON unless set.
+# render OUTDIR PNG [view.py options]: the script's own output on stdout (the ParaView log goes to a file).
 render() {
   local dir=$1 png=$2 code attempt
   shift 2
   for attempt in 1 2 3; do
     code=0
-    "${PYTHON:-$PVPYTHON}" "$dir/view.py" --png "$png" "$@" 2>"$png.log" || code=$?
+    "$PVPYTHON" "$dir/view.py" --png "$png" "$@" 2>"$png.log" || code=$?
     [[ $code -ne 0 ]] && grep -q "bad X server connection" "$png.log" || break
     [[ -n "${DISPLAY:-}" ]] || fail "no X display for ParaView to render on: install xvfb (scripts/install-deps.sh)"
     # ParaView aborts when its one connection to the X server fails. On the 2-core CI machine a connection to Xvfb
@@ -68,14 +67,6 @@ echo "$said"
 grep -q "step 400" <<<"$said" || fail "view.py did not show the last step (400)"
 # The domain covers 0.25 of the picture (300 x 62 cells at 2.1 pixels each), the cylinder (201 cells) 0.0027.
 check two.png 800x400 --min-map 0.2 --min-levels 30 --min-solid 0.0015
-
-# Also from a plain python3 that imports paraview.simple (the same module pvbatch loads).
-if PY=$(command -v /usr/bin/python3 python3 | head -1) && "$PY" -c "import paraview.simple" 2>/dev/null; then
-  PYTHON=$PY render two two-python3.png --size 640x360 --step 200 >/dev/null
-  check two-python3.png 640x360 --min-map 0.2 --min-levels 20 --min-solid 0.0015
-else
-  echo "paraview_view_script: no python3 imports paraview.simple: python3 view.py not tried"
-fi
 
 # 3-D: the lid-driven cavity at 24^3 with a sphere, its fields as VTK where the build writes them (view.py then opens
 # fields.pvd), else HDF5 (fields.xmf).

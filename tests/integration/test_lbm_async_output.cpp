@@ -29,12 +29,13 @@ std::string bytesOf(const fs::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// The files of a run's output folder that the two paths must write alike (run.json and hopsim.log hold times).
+// The files of a run's output folder that the two paths must write alike (run.json and hopsim.log hold times,
+// view.py the folder it was written into).
 std::vector<fs::path> outputFiles(const fs::path& dir) {
   std::vector<fs::path> files;
   for (const auto& e : fs::directory_iterator(dir))
     if (e.path().filename() != "run.json" && e.path().filename() != "hopsim.log" &&
-        e.path().filename() != "hopsim.lock")
+        e.path().filename() != "hopsim.lock" && e.path().filename() != "view.py")
       files.push_back(e.path().filename());
   std::sort(files.begin(), files.end());
   return files;

@@ -56,7 +56,9 @@ std::string bytesOf(const fs::path& p) {
 std::vector<fs::path> filesUnder(const fs::path& dir) {
   std::vector<fs::path> out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().filename() != "run.json" && e.path().filename() != "hopsim.log")  // times
+    // run.json and hopsim.log hold times, view.py the folder it was written into.
+    if (e.is_regular_file() && e.path().filename() != "run.json" && e.path().filename() != "hopsim.log" &&
+        e.path().filename() != "view.py")
       out.push_back(fs::relative(e.path(), dir));
   std::sort(out.begin(), out.end());
   return out;
