@@ -5,8 +5,10 @@
 
 #include <array>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "CatchCompat.h"
 
@@ -29,4 +31,16 @@ inline CommandResult runCommand(const std::string& command) {
 // The hopsim binary built with the tests (HOPSIM_BINARY) with `args`, stdout and stderr together.
 inline CommandResult runHopsim(const std::string& args) {
   return runCommand(std::string(HOPSIM_BINARY) + " " + args + " 2>&1");
+}
+
+// hopsim `args` with --quiet, refused with exit 2 (a case, or a checkpoint to restart from, that hopsim will not run)
+// and saying each of `says`. Tests that a refusal changed nothing compare the output folder before and after.
+inline void checkRefused(const std::string& args, std::initializer_list<std::string_view> says) {
+  const CommandResult r = runHopsim(args + " --quiet");
+  INFO(args << "\n" << r.output);
+  CHECK(r.code == 2);
+  for (const std::string_view s : says) {
+    INFO("expected to say: " << s);
+    CHECK(r.output.find(s) != std::string::npos);
+  }
 }

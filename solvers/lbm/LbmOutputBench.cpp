@@ -2,15 +2,14 @@
 #include "solvers/lbm/LbmOutputBench.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
-#include <system_error>
+#include <stdexcept>
 
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
-#include "solvers/common/DiskWriteBandwidth.h"
+#include "solvers/common/OutputBench.h"
 #include "solvers/lbm/LbmRun.h"
 
 namespace hopsim::lbm {
@@ -32,65 +31,41 @@ nlohmann::json benchWithOutput(const std::string& caseFile, std::vector<std::str
                                    ? io::CaseDocument::fromString(defaultBenchCaseText(), "bench.yaml", overrides)
                                    : io::CaseDocument::load(caseFile, overrides);
   const mpi::Comm world = mpi::Comm::world();
-  // One folder for every rank, named after rank 0's process.
-  const long long pid = static_cast<long long>(world.allreduceMax(world.isRoot() ? double(::getpid()) : 0.0));
-  const std::filesystem::path base = o.dir.empty() ? std::filesystem::temp_directory_path() : o.dir;
-  const std::filesystem::path out = base / fmt::format("hopsim-bench-output-{}", pid);
+  BenchRunFolder out(world, o.dir, "hopsim-bench-output");
   RunOptions run = options;
-  run.outputDir = out.string();
+  run.outputDir = out.path().string();
   run.quiet = true;
   run.writeOutput = true;
   nlohmann::json result;
-  try {
-    const int status = runCase(doc, run);
-    if (status != 0) throw std::runtime_error(fmt::format("the run with output ended with exit code {}", status));
-    if (world.isRoot()) {
-      std::ifstream in(out / "run.json");
-      const nlohmann::json j = nlohmann::json::parse(in);
-      const nlohmann::json& t = j["timings"];
-      const double wall = t["wall_seconds"].get<double>();
-      const double update = t["phases"]["collide+stream+boundaries"].get<double>();
-      result["case"] = caseFile.empty() ? std::string("(built-in benchmark case)") : caseFile;
-      result["backend"] = j["backend_description"];
-      result["steps"] = j["steps"];
-      result["cells"] = j["cells"];
-      result["fields_every"] = o.fieldsEvery;
-      result["observables_every"] = o.observablesEvery;
-      result["wall_seconds"] = wall;
-      result["update_seconds"] = update;
-      result["mlups_update"] = t["mlups"];
-      result["mlups_wall"] = t["mlups_wall"];
-      result["wall_over_update"] = update > 0 ? wall / update : 0.0;
-      result["phases"] = t["phases"];
-      result["field_output"] = j.value("field_output", nlohmann::json::object());
-      // The disk under the same folder, after the run (its files still there, as a run's would be), with a file of
-      // about two output steps' fields: a write the size the writer makes, up to o.diskBytes.
-      const double stepBytes = result["field_output"].value("bytes", 0.0) /
-                               std::max(1.0, result["field_output"].value("steps", 1.0));
-      const std::size_t diskBytes = std::clamp<std::size_t>(static_cast<std::size_t>(2 * stepBytes),
-                                                            std::size_t(16) << 20, std::max(o.diskBytes,
-                                                                                            std::size_t(16) << 20));
-      const DiskWrite disk = measureDiskWrite(out, diskBytes);
-      result["disk_write"] = {{"GBs", disk.gbPerSecond}, {"bytes", disk.bytes}, {"seconds", disk.seconds},
-                              {"how", "one file in 8 MiB writes, then fsync, in the run's output folder"}};
-      const double bytes = result["field_output"].value("bytes", 0.0);
-      const double writer = result["field_output"].value("writer_seconds", 0.0);
-      const double fieldsGBs = writer > 0 ? bytes / writer / 1e9 : 0.0;
-      result["field_write_GBs"] = fieldsGBs;  // the writer's rate (page cache included, no fsync)
-      result["field_write_over_disk"] = disk.gbPerSecond > 0 ? fieldsGBs / disk.gbPerSecond : 0.0;
-    }
-  } catch (...) {
-    if (world.isRoot()) {
-      std::error_code ec;
-      std::filesystem::remove_all(out, ec);
-    }
-    throw;
-  }
-  world.barrier();
+  const int status = runCase(doc, run);
+  if (status != 0) throw std::runtime_error(fmt::format("the run with output ended with exit code {}", status));
   if (world.isRoot()) {
-    std::error_code ec;
-    std::filesystem::remove_all(out, ec);
+    std::ifstream in(out.path() / "run.json");
+    const nlohmann::json j = nlohmann::json::parse(in);
+    const nlohmann::json& t = j["timings"];
+    const double wall = t["wall_seconds"].get<double>();
+    const double update = t["phases"]["collide+stream+boundaries"].get<double>();
+    result["case"] = caseFile.empty() ? std::string("(built-in benchmark case)") : caseFile;
+    result["backend"] = j["backend_description"];
+    result["steps"] = j["steps"];
+    result["cells"] = j["cells"];
+    result["fields_every"] = o.fieldsEvery;
+    result["observables_every"] = o.observablesEvery;
+    result["wall_seconds"] = wall;
+    result["update_seconds"] = update;
+    result["mlups_update"] = t["mlups"];
+    result["mlups_wall"] = t["mlups_wall"];
+    result["wall_over_update"] = update > 0 ? wall / update : 0.0;
+    result["phases"] = t["phases"];
+    result["field_output"] = j.value("field_output", nlohmann::json::object());
+    // The disk under the same folder, after the run (its files still there, as a run's would be), with a file of
+    // about two output steps' fields.
+    const nlohmann::json& fields = result["field_output"];
+    const double bytes = fields.value("bytes", 0.0);
+    addDiskWrite(result, "field", out.path(), bytes / std::max(1.0, fields.value("steps", 1.0)), bytes,
+                 fields.value("writer_seconds", 0.0), o.diskBytes);
   }
+  out.remove();
   return result;
 }
 

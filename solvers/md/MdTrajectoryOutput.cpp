@@ -4,23 +4,15 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/md/AtomIds.h"
+
 namespace hopsim::md {
 
 void orderById(const long long* id, std::size_t n, std::vector<std::size_t>& order) {
   order.resize(n);
-  if (n == 0) return;
-  const auto [lo, hi] = std::minmax_element(id, id + n);
-  if (static_cast<unsigned long long>(*hi - *lo) + 1 == n) {
-    // n ids in a range of n: a permutation unless one repeats, which the check below finds.
-    std::vector<unsigned char> seen(n, 0);
-    bool unique = true;
-    for (std::size_t k = 0; k < n; ++k) {
-      const auto to = static_cast<std::size_t>(id[k] - *lo);
-      unique = unique && !seen[to];
-      seen[to] = 1;
-      order[k] = to;
-    }
-    if (unique) return;
+  if (const auto base = denseIdBase({id, n})) {
+    for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::size_t>(id[k] - *base);
+    return;
   }
   std::vector<std::size_t> byId(n);
   std::iota(byId.begin(), byId.end(), std::size_t{0});

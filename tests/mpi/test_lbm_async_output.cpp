@@ -3,7 +3,6 @@
 // are the synchronous path's, byte for byte, and a piece that fails on the writer thread ends the run on every
 // rank, the series listing only the steps whose every piece was written.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "MpiScratch.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
 #include "io/CaseReader.h"
@@ -24,12 +24,6 @@ namespace fs = std::filesystem;
 namespace mpi = hopsim::mpi;
 
 namespace {
-
-fs::path sharedScratch(const std::string& name) {
-  const double pid = mpi::allreduceMax(mpi::isRoot() ? static_cast<double>(::getpid()) : 0.0);
-  return fs::temp_directory_path() /
-         fmt::format("hopsim_mpi_{}_{}ranks_{}", name, mpi::size(), static_cast<long long>(pid));
-}
 
 std::string caseText(const char* hdf5) {
   return fmt::format(

@@ -2,7 +2,6 @@
 // checkpoint, and a run continued from one on the same ranks ends in the uninterrupted run's state bitwise, each
 // rank's populations (ghost layers included) and the series rank 0 writes.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include <string>
 
 #include "CatchCompat.h"
+#include "MpiScratch.h"
 #include "core/ExitCode.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
@@ -23,13 +23,6 @@ namespace fs = std::filesystem;
 namespace mpi = hopsim::mpi;
 
 namespace {
-
-// One folder for all ranks, named after rank 0's process so that concurrent runs differ.
-fs::path sharedScratch(const std::string& name) {
-  const double pid = mpi::allreduceMax(mpi::isRoot() ? static_cast<double>(::getpid()) : 0.0);
-  return fs::temp_directory_path() /
-         fmt::format("hopsim_mpi_{}_{}ranks_{}", name, mpi::size(), static_cast<long long>(pid));
-}
 
 std::string text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -4,7 +4,6 @@
 // rank the run writes the whole-domain files of old, checked the same way.
 #include <fmt/format.h>
 #include <hdf5.h>
-#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "MpiScratch.h"
 #include "io/CaseReader.h"
 #include "io/FieldWriter.h"
 #include "io/Hdf5Handle.h"
@@ -69,13 +69,6 @@ std::string caseText(const OutputCase& k, const char* formats, const char* hdf5)
   return k.yaml + fmt::format("run: {{steps: {}}}\ndevice: {{backend: cpu}}\n", k.steps) +
          fmt::format("output: {{every: {}, fields: [density, velocity, flags], formats: [{}], hdf5: {}}}\n", k.every,
                      formats, hdf5);
-}
-
-// One folder for all ranks (the output of the run), named after rank 0's process so that concurrent runs differ.
-fs::path sharedScratch(const std::string& name) {
-  const double pid = mpi::allreduceMax(mpi::isRoot() ? static_cast<double>(::getpid()) : 0.0);
-  return fs::temp_directory_path() /
-         fmt::format("hopsim_mpi_{}_{}ranks_{}", name, mpi::size(), static_cast<long long>(pid));
 }
 
 template <class T>

@@ -1,9 +1,6 @@
 // The overlapped MD output of a decomposed run (issue 22): frames gathered on the main thread of every rank and
 // written by rank 0's writer thread, thermo sums reduced where the loop samples them: the same thermo.csv and
 // trajectory as the synchronous path (HOPSIM_SYNC_OUTPUT=1), byte for byte.
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +8,7 @@
 #include <string>
 
 #include "CatchCompat.h"
+#include "MpiScratch.h"
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
 #include "io/md/H5mdReader.h"
@@ -22,12 +20,6 @@ namespace md = hopsim::md;
 namespace mpi = hopsim::mpi;
 
 namespace {
-
-fs::path sharedScratch(const std::string& name) {
-  const double pid = mpi::allreduceMax(mpi::isRoot() ? static_cast<double>(::getpid()) : 0.0);
-  return fs::temp_directory_path() /
-         fmt::format("hopsim_mpi_{}_{}ranks_{}", name, mpi::size(), static_cast<long long>(pid));
-}
 
 std::string text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -3,7 +3,6 @@
 // CUDA engine's MPI half (over the host stand-in of its GPU half) saves and restores bitwise too; a checkpoint of
 // another rank count is refused, saying which.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,6 +12,7 @@
 
 #include "CatchCompat.h"
 #include "HostDomainMdDevice.h"
+#include "MpiScratch.h"
 #include "core/ExitCode.h"
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
@@ -29,13 +29,6 @@ namespace mpi = hopsim::mpi;
 using hopsim::io::CaseDocument;
 
 namespace {
-
-// One folder for all ranks, named after rank 0's process so that concurrent runs differ.
-fs::path sharedScratch(const std::string& name) {
-  const double pid = mpi::allreduceMax(mpi::isRoot() ? static_cast<double>(::getpid()) : 0.0);
-  return fs::temp_directory_path() /
-         fmt::format("hopsim_mpi_{}_{}ranks_{}", name, mpi::size(), static_cast<long long>(pid));
-}
 
 std::string text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -1,6 +1,5 @@
 // The run log of a decomposed run: rank 0's lines and, with --verbose, every rank's own, each line naming its rank.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +8,7 @@
 #include <system_error>
 
 #include "CatchCompat.h"
+#include "MpiScratch.h"
 #include "core/Mpi.h"
 #include "core/RunOptions.h"
 #include "io/CaseReader.h"
@@ -18,10 +18,7 @@ namespace fs = std::filesystem;
 namespace mpi = hopsim::mpi;
 
 TEST_CASE("under MPI each line of hopsim.log names its rank; --verbose adds each rank's block", "[mpi][log]") {
-  // One folder for all ranks, named after rank 0's process so that concurrent runs differ.
-  const double pid = mpi::allreduceMax(mpi::isRoot() ? static_cast<double>(::getpid()) : 0.0);
-  const fs::path dir =
-      fs::temp_directory_path() / fmt::format("hopsim_mpi_log_{}ranks_{}", mpi::size(), static_cast<long long>(pid));
+  const fs::path dir = sharedScratch("log");
   const auto doc = hopsim::io::CaseDocument::fromString(
       "solver: lbm\nlattice: D2Q9\ndomain: {cells: [16, 16], periodic: [x, y]}\nfluid: {viscosity: 0.05}\n"
       "body_force: [1e-5, 0]\nrun: {steps: 10}\noutput: {every: 0, formats: [hdf5]}\ndevice: {backend: cpu}\n",

@@ -40,6 +40,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/md/AtomIds.h"
 #include "kernels/common/CudaCheck.h"
 #include "kernels/md/BinStencil.h"
 #include "kernels/md/cuda/MdKernels.cuh"
@@ -170,19 +171,6 @@ __global__ void orderedFrameKernel(Arrays<S, P> a, long long idBase, S* stage) {
   reinterpret_cast<long long*>(stage + 6 * n)[r] = id;
 }
 
-// The first id where `id` is a permutation of first .. first + size - 1, else -1.
-long long denseIdBase(const std::vector<long long>& id) {
-  if (id.empty()) return -1;
-  const auto [lo, hi] = std::minmax_element(id.begin(), id.end());
-  if (static_cast<unsigned long long>(*hi - *lo) + 1 != id.size()) return -1;
-  std::vector<unsigned char> seen(id.size(), 0);
-  for (const long long v : id) {
-    if (seen[static_cast<std::size_t>(v - *lo)]) return -1;
-    seen[static_cast<std::size_t>(v - *lo)] = 1;
-  }
-  return *lo;
-}
-
 // Nose-Hoover bookkeeping on one thread: the half-steps of the shared Trotter split.
 __global__ void noseHooverFirstKernel(DeviceScalars* ds, double dt) {
   ds->nhScale1 = noseHooverHalfStep(ds->nh, ds->twoKinetic, dt);
@@ -240,7 +228,7 @@ class CudaMdEngine final : public MdEngine {
     upload(a_.x, s.x), upload(a_.y, s.y), upload(a_.z, s.z);
     upload(a_.vx, s.vx), upload(a_.vy, s.vy), upload(a_.vz, s.vz);
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(a_.id, s.id.data(), n_ * sizeof(long long), cudaMemcpyHostToDevice, stream_));
-    frameIdBase_ = denseIdBase(s.id);
+    frameIdBase_ = denseIdBase(s.id).value_or(-1);
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(a_.fx, 0, n_ * sizeof(P), stream_));
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(a_.fy, 0, n_ * sizeof(P), stream_));
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(a_.fz, 0, n_ * sizeof(P), stream_));
@@ -287,7 +275,7 @@ class CudaMdEngine final : public MdEngine {
     upload(a_.x, st.x0), upload(a_.y, st.y0), upload(a_.z, st.z0);
     upload(a_.vx, st.vx), upload(a_.vy, st.vy), upload(a_.vz, st.vz);
     HOPSIM_CUDA_CHECK(cudaMemcpy(a_.id, st.id.data(), n_ * sizeof(long long), cudaMemcpyHostToDevice));
-    frameIdBase_ = denseIdBase(st.id);
+    frameIdBase_ = denseIdBase(st.id).value_or(-1);
     rebuild();
     HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     upload(a_.x, st.x), upload(a_.y, st.y), upload(a_.z, st.z);
