@@ -567,7 +567,7 @@ std::unique_ptr<DomainMdDevice<S>> makeDomainMdDevice(const DomainDeviceConfig& 
   if constexpr (std::is_same_v<S, float>) {
     if (p == Precision::Single) return std::make_unique<CudaDomainMdDevice<float, float, float>>(config);
   } else {
-    if (p == Precision::Mixed) return std::make_unique<CudaDomainMdDevice<double, float, double>>(config);
+    if (p == Precision::Mixed) return std::make_unique<CudaDomainMdDevice<double, float, float>>(config);
     if (p == Precision::Double) return std::make_unique<CudaDomainMdDevice<double, double, double>>(config);
   }
   throw std::logic_error("the storage type of the atoms does not match the precision");
