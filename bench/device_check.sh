@@ -236,6 +236,45 @@ walls)
     done
   done
   ;;
+openmoments|openmoments2)
+  # The inlet and outlet face cells' moments once per step (issue 14). openmoments: the LBM GPU tests, the cases with
+  # open faces with the moments in their own pass (HOPSIM_LBM_OPEN_MOMENTS=1, the default) and rebuilt by every
+  # ghost-node link (=0), each in its own process against the copy bandwidth measured there; the cavity and the
+  # periodic box as references (no open faces: unchanged). openmoments2 (the next call, machine still warm): the same
+  # cases in the other order, ncu of the 3-D channel's kernels, memcheck.
+  round=1; order="1 0"
+  [ $step = openmoments2 ] && round=2 && order="0 1"
+  [ $round = 1 ] && run om_gpu_lbm_tests 240 $T "[gpu][lbm]"
+  for c in channel3d_cylinder channel2d_cylinder; do
+    for p in single half; do
+      for m in $order; do
+        run "om_${c}_${p}_m${m}_$round" 45 env HOPSIM_LBM_OPEN_MOMENTS=$m $B "bench/lbm_${c}_single.yaml" \
+          --set precision=$p --kernels portable --repeats 5 --json "$R/om_${c}_${p}_m${m}_$round.json"
+      done
+    done
+  done
+  if [ $round = 1 ]; then
+    run om_cavity3d_256_single 45 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
+      --json "$R/om_cavity3d_256_single.json"
+    run om_periodic_d3q19_single 45 $B bench/lbm_d3q19_256_single.yaml --kernels portable --repeats 5 \
+      --json "$R/om_periodic_d3q19_single.json"
+  else
+    NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread"
+    for p in single half; do
+      for m in 1 0; do
+        run "ncu_om_channel3d_${p}_m$m" 60 env HOPSIM_LBM_OPEN_MOMENTS=$m $NCU -k "regex:Step|Pair|Moments" -c 6 \
+          $B bench/lbm_channel3d_cylinder_single.yaml --set precision=$p --kernels portable --steps 8 --repeats 1
+      done
+    done
+    run om_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
+  fi ;;
+omwalls)
+  # With the face moments pass: does the FP16 3-D channel now gain from the wall cells in the pair kernel (the
+  # planner keeps them in the boundary kernel there)? Both orders.
+  for w in 1 0 0 1; do
+    run "omwalls_channel3d_half_w$w" 45 env HOPSIM_LBM_WALLS_IN_BULK=$w $B bench/lbm_channel3d_cylinder_single.yaml \
+      --set precision=half --kernels portable --repeats 5 --json "$R/omwalls_channel3d_half_w${w}_$SECONDS.json"
+  done ;;
 wallsfinal)
   # After `walls`: the LBM GPU tests, the Hopper tests (wall cells are boundary-kernel cells there), memcheck on the
   # small 3-D cases (the wall pass runs on their obstacle and walls), the LBM validation on the portable kernels,
@@ -326,6 +365,20 @@ obsfold)
   run of_run1000 60 build/hopsim run $C22 --set output.observables.every=1000 --set output.every=0 --output /tmp/of1000
   run of_bench 60 build/hopsim bench bench/lbm_cavity3d_256_single.yaml --repeats 5 --json "$R/of_bench.json"
   rm -rf /tmp/of10 /tmp/of1 /tmp/of1000 ;;
+mdthermo)
+  # Issue 22, MD thermo every step (17.6% slower than every 10 on 2026-12-01): the same run with thermo every 1, 2
+  # and 10 (no frames), and ncu of the force kernel with and without the energy sums (thermo every 2: one of each);
+  # the GPU MD tests where hopsim_tests was built.
+  [ -x $T ] && run mdt_gpu_md_tests 150 $T "[gpu][md]"
+  CMD="inputs/md/lj_liquid.yaml --set system.lattice.cells=[64,64,64] --set precision=mixed --set device.backend=cuda"
+  for e in 1 2 10; do
+    run "mdt_every$e" 90 build/hopsim run $CMD --set run.steps=2000 --set thermo.every=$e --set output.every=0 \
+      --output /tmp/mdt_$e
+    cp /tmp/mdt_$e/run.json "$R/mdt_every${e}_run.json" 2>/dev/null; rm -rf /tmp/mdt_$e
+  done
+  run ncu_mdt 120 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,smsp__inst_executed.sum,launch__registers_per_thread \
+    -k "regex:force|integrate|kinetic|nextStep" -c 24 build/hopsim run $CMD --set run.steps=12 --set thermo.every=2 \
+    --set output.every=0 --output /tmp/mdt_ncu ;;
 mdoverlap)
   # Issue 22 for MD, as the issue measured it: the LJ liquid at 1,048,576 atoms (mixed precision) for 2000 steps,
   # thermo every 10, a trajectory frame every 50: the overlapped run, the synchronous path (same positions), thermo

@@ -36,6 +36,11 @@ struct KernelPlan {
   // its own pass where that measured faster; off: the boundary kernel does them (the one path of the Hopper kernels
   // and of decomposed boxes).
   bool wallsInBulk = true;
+  // Two lattices, one rank, inlet or outlet faces: the moments of the cells on those faces computed once per step
+  // in a pass of their own, so that each ghost-node link reads one population and four moments instead of its
+  // inner neighbour's Q populations, where that measured faster (3-D lattices); off: every link rebuilds them (the
+  // one path of decomposed boxes).
+  bool openMoments = true;
   int clusterBlocks = 0;    // HopperCluster: 2, 4, 8 or 16 blocks per cluster; 0: the most resident cells
   TileLoad tileLoad = TileLoad::Auto;
   int stepsPerLaunch = 1;   // HopperTemporal: 1, 2 or 4
@@ -55,6 +60,7 @@ struct DeviceOverrides {
   int graphSteps = 0;                    // HOPSIM_LBM_GRAPH_STEPS=N
   int halfPairs = -1;                    // HOPSIM_LBM_HALF_PAIRS=0|1
   int wallsInBulk = -1;                  // HOPSIM_LBM_WALLS_IN_BULK=0|1
+  int openMoments = -1;                  // HOPSIM_LBM_OPEN_MOMENTS=0|1
   int hopperCluster = 0;                 // HOPSIM_HOPPER_CLUSTER=2|4|8|16
   lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto
   int hopperSteps = kStepsAuto;          // HOPSIM_HOPPER_STEPS=1|2|4|auto|off

@@ -48,15 +48,18 @@ struct LbmSetup {
   bool haloAllPopulations = false;  // decomposed runs with inlet/outlet faces: ghost planes carry every population
 };
 
-// Whether the in-place layout can run this setup exactly: inlet and outlet ghost nodes read the full population
-// set of a neighbouring cell while that cell updates it in place.
-inline bool inPlaceSupports(const LbmSetup& s) {
+// Whether the setup has a velocity inlet or a pressure outlet face.
+inline bool hasOpenFaces(const LbmSetup& s) {
   for (int f = 0; f < 6; ++f) {
     const int t = s.domain.face[f].type;
-    if (!s.domain.periodic[f / 2] && (t == kFaceVelocityInlet || t == kFacePressureOutlet)) return false;
+    if (!s.domain.periodic[f / 2] && (t == kFaceVelocityInlet || t == kFacePressureOutlet)) return true;
   }
-  return true;
+  return false;
 }
+
+// Whether the in-place layout can run this setup exactly: inlet and outlet ghost nodes read the full population
+// set of a neighbouring cell while that cell updates it in place.
+inline bool inPlaceSupports(const LbmSetup& s) { return !hasOpenFaces(s); }
 
 class LbmBackend {
  public:

@@ -37,29 +37,49 @@ HOPSIM_HD void inletVelocity(const DomainParams<T>& p, int face, const int g[3],
   u[2] = fp.u[2] * scale;
 }
 
-// Population i of the ghost node g outside an inlet or outlet face (post-collision), from its inner neighbour.
-template <class L, class T, class Load>
-HOPSIM_HD T ghostPopulation(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load, int face,
-                            int i, const int g[3], long long self) {
-  int x0[3] = {g[0], g[1], g[2]};
+// The inner neighbour of the ghost node g outside an inlet or outlet face: the cell of the box next to it, or the
+// pulling cell `self` at `pos` where that one is solid (an obstacle touching the face). Either lies on the face's
+// own plane of cells. Returns its index; x0 gets its coordinates.
+template <class T>
+HOPSIM_HD long long ghostInner(const DomainParams<T>& p, const std::uint8_t* flags, const int g[3], const int pos[3],
+                               long long self, int x0[3]) {
   for (int a = 0; a < 3; ++a) {
+    x0[a] = g[a];
     if (x0[a] < 0) x0[a] = 0;
     if (x0[a] >= p.n[a]) x0[a] = p.n[a] - 1;
   }
-  long long inner = p.index(x0[0], x0[1], x0[2]);
-  if (flags[inner] != kFluid) inner = self;  // an obstacle touching the face: use the pulling cell instead
-  T f0[L::Q];
-HOPSIM_UNROLL
-  for (int k = 0; k < L::Q; ++k) f0[k] = load(k, inner);
-  T rho0, u0[3];
-  postCollisionMoments<L>(f0, p.collision.force, rho0, u0);
+  const long long inner = p.index(x0[0], x0[1], x0[2]);
+  if (flags[inner] == kFluid) return inner;
+  for (int a = 0; a < 3; ++a) x0[a] = pos[a];
+  return self;
+}
+
+// Population i of the ghost node g outside `face` from its inner neighbour's post-collision population i (fi) and
+// moments (rho0, u0).
+template <class L, class T>
+HOPSIM_HD T ghostFromInner(const DomainParams<T>& p, int face, int i, const int g[3], T fi, T rho0, const T u0[3]) {
   T rhoG = rho0, uG[3] = {u0[0], u0[1], u0[2]};
   if (p.face[face].type == kFaceVelocityInlet) {
     inletVelocity(p, face, g, uG);
   } else {
     rhoG = p.face[face].rho;
   }
-  return equilibriumShifted<L>(i, rhoG - T(1), rhoG, uG) + f0[i] - equilibriumShifted<L>(i, rho0 - T(1), rho0, u0);
+  return equilibriumShifted<L>(i, rhoG - T(1), rhoG, uG) + fi - equilibriumShifted<L>(i, rho0 - T(1), rho0, u0);
+}
+
+// Population i of the ghost node g outside an inlet or outlet face (post-collision), from its inner neighbour's
+// full population set.
+template <class L, class T, class Load>
+HOPSIM_HD T ghostPopulation(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load, int face,
+                            int i, const int g[3], const int pos[3], long long self) {
+  int x0[3];
+  const long long inner = ghostInner(p, flags, g, pos, self, x0);
+  T f0[L::Q];
+HOPSIM_UNROLL
+  for (int k = 0; k < L::Q; ++k) f0[k] = load(k, inner);
+  T rho0, u0[3];
+  postCollisionMoments<L>(f0, p.collision.force, rho0, u0);
+  return ghostFromInner<L>(p, face, i, g, f0[i], rho0, u0);
 }
 
 // What a moving wall adds to the population i that bounces off it: 6 w_i rho_w c_i.u_w (rho_w = 1). One
@@ -93,9 +113,11 @@ HOPSIM_HD int wallOfLink(const DomainParams<T>& p, int crossed, bool& moving) {
 // it and the one that came back carry m = f*_opp(i) + f_i, so the obstacle gains momentum -m c_i.
 // OpenFaces = false compiles out the inlet/outlet ghost nodes, for callers that never see such faces (the GPU's
 // in-place layout): less code, fewer registers. Such a caller must not pass a domain with inlet or outlet faces.
-template <class L, bool Forces, bool OpenFaces = true, class T, class Load, class Link>
+// `ghost(face, i, g)` gives population i of the ghost node g outside the inlet or outlet `face`; the overload
+// without it builds each from the inner neighbour's populations (ghostPopulation).
+template <class L, bool Forces, bool OpenFaces, class T, class Load, class Link, class Ghost>
 HOPSIM_HD void gather(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load, int x, int y, int z,
-                      long long self, T* f, const Link& onLink) {
+                      long long self, T* f, const Link& onLink, const Ghost& ghost) {
   const int pos[3] = {x, y, z};
   bool interior = true;  // every upstream cell inside the box: no wrapping, no faces
   for (int a = 0; a < L::D; ++a) interior = interior && pos[a] > 0 && pos[a] < p.n[a] - 1;
@@ -155,11 +177,21 @@ HOPSIM_UNROLL
     } else if constexpr (OpenFaces) {
       int open = 0;
       while (!(crossed & (1 << open))) ++open;  // the first face crossed: all of them are inlets or outlets
-      f[i] = ghostPopulation<L>(p, flags, load, open, i, s, self);
+      f[i] = ghost(open, i, s);
     } else {
       f[i] = load(o, self);  // unreachable by contract; bounce-back keeps it defined
     }
   }
+}
+
+template <class L, bool Forces, bool OpenFaces = true, class T, class Load, class Link>
+HOPSIM_HD void gather(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load, int x, int y, int z,
+                      long long self, T* f, const Link& onLink) {
+  const int pos[3] = {x, y, z};
+  const auto ghost = [&](int face, int i, const int g[3]) {
+    return ghostPopulation<L>(p, flags, load, face, i, g, pos, self);
+  };
+  gather<L, Forces, OpenFaces>(p, flags, load, x, y, z, self, f, onLink, ghost);
 }
 
 }  // namespace hopsim::lbm

@@ -58,6 +58,7 @@ DeviceOverrides readDeviceOverrides() {
   o.graphSteps = integerFrom("HOPSIM_LBM_GRAPH_STEPS", 2, 4096);
   o.halfPairs = choiceFrom("HOPSIM_LBM_HALF_PAIRS", {"0", "1"}, -1);
   o.wallsInBulk = choiceFrom("HOPSIM_LBM_WALLS_IN_BULK", {"0", "1"}, -1);
+  o.openMoments = choiceFrom("HOPSIM_LBM_OPEN_MOMENTS", {"0", "1"}, -1);
   o.hopperCluster = integerFrom("HOPSIM_HOPPER_CLUSTER", 0, 16);
   constexpr TileLoad loads[] = {TileLoad::Tma, TileLoad::Plain, TileLoad::Auto};
   if (const int t = choiceFrom("HOPSIM_HOPPER_TILE_LOAD", {"tma", "plain", "auto"}, -1); t >= 0)
@@ -117,6 +118,7 @@ nlohmann::json toJson(const lbm::KernelPlan& k) {
           {"graph_steps", k.graphSteps},
           {"half_pairs", k.halfPairs},
           {"walls_in_bulk", k.wallsInBulk},
+          {"open_moments", k.openMoments},
           {"cluster_blocks", k.clusterBlocks},
           {"tile_load", toString(k.tileLoad)},
           {"steps_per_launch", k.stepsPerLaunch},

@@ -112,15 +112,18 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
 // (3-D cavity 256^3 FP32 24,641 vs 16,938 MLUPS, FP16 27,594 vs 18,029; 2-D cavity and cylinder channel, FP32 and
 // FP16, +1-5%; 3-D channel with a cylinder FP32 16,904 vs 16,512) except FP16 storage on a 3-D lattice with inlet
 // or outlet faces (the 3-D channel: 17,131 vs 17,808), where the pair kernel's wall pairs cost more than the
-// boundary kernel saves while the ghost-node cells stay in it.
+// boundary kernel saves while the ghost-node cells stay in it. (With the face moments in their own pass the wall
+// cells measured faster there too, 18,511 vs 17,798 on 2026-12-02; not taken until the GPU tests have run on it.)
 bool wallsInBulkMeasuredFaster(const LbmSetup& s) {
-  bool openFaces = false;
-  for (int f = 0; f < 6; ++f) {
-    const int t = s.domain.face[f].type;
-    openFaces = openFaces || (!s.domain.periodic[f / 2] && (t == kFaceVelocityInlet || t == kFacePressureOutlet));
-  }
-  return !(s.precision == Precision::Half && dimensionsOf(s.lattice) == 3 && openFaces);
+  return !(s.precision == Precision::Half && dimensionsOf(s.lattice) == 3 && hasOpenFaces(s));
 }
+
+// Whether the inlet and outlet face cells' moments in a pass of their own (KernelPlan::openMoments) measured faster
+// than every ghost-node link rebuilding them, H200, 2026-12-02 (docs/performance.md, "Inlet and outlet faces"): on
+// 3-D lattices (the channel with a cylinder, 512 x 128 x 128: FP32 16,897 -> 18,195 MLUPS, FP16 17,458 -> 17,697),
+// not on 2-D ones (8192 x 1024: FP32 46,478 -> 45,929, FP16 60,629 -> 59,578), where a face cell has three ghost
+// links of nine loads each and the extra launch costs more than it saves.
+bool openMomentsMeasuredFaster(const LbmSetup& s) { return dimensionsOf(s.lattice) == 3; }
 
 }  // namespace
 
@@ -139,6 +142,8 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.blockThreads = o.blockThreads ? o.blockThreads : 256;
   k.graphSteps = o.graphSteps ? o.graphSteps + (o.graphSteps & 1) : 32;  // even: a graph ends on its start parity
   k.halfPairs = o.halfPairs != 0;
+  const bool momentsAsked = o.openMoments == 1 || (o.openMoments < 0 && openMomentsMeasuredFaster(s));
+  k.openMoments = momentsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts() && hasOpenFaces(s);
   const bool wallsAsked = o.wallsInBulk == 1 || (o.wallsInBulk < 0 && wallsInBulkMeasuredFaster(s));
   k.wallsInBulk = wallsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts();
   if (plan.backend != Backend::Cuda) return;

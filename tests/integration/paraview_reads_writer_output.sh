@@ -17,7 +17,8 @@ CHECK="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/check_paraview.py"
 
 rm -rf "$WORKDIR/writers"
 mkdir -p "$WORKDIR/writers"
-HOPSIM_TEST_OUTPUT_DIR="$WORKDIR/writers" "$TESTS" "[unit]" >/dev/null
+# The writer tests only ([writers]: tests/unit/test_field_writer.cpp, test_partitioned_writer.cpp), not all of [unit].
+HOPSIM_TEST_OUTPUT_DIR="$WORKDIR/writers" "$TESTS" "[writers]" >/dev/null
 
 status=0
 series=(fields3d_double/fields.xmf fields3d_single/fields.xmf)

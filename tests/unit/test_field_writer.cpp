@@ -150,7 +150,7 @@ void checkValues(const std::vector<double>& actual, const std::vector<double>& e
 
 }  // namespace
 
-TEST_CASE("HDF5 field series round-trips every value and lists each step in the XDMF file", "[unit]") {
+TEST_CASE("HDF5 field series round-trips every value and lists each step in the XDMF file", "[unit][writers]") {
   for (const bool single : {false, true}) {
     ScratchDir dir(single ? "fields3d_single" : "fields3d_double");
     GridGeometry grid{{5, 4, 3}, 3, {1.0, -2.0, 0.5}, 0.5};
@@ -200,7 +200,7 @@ TEST_CASE("HDF5 field series round-trips every value and lists each step in the 
   }
 }
 
-TEST_CASE("a 2D grid is written as one cell layer of the 3D mesh", "[unit]") {
+TEST_CASE("a 2D grid is written as one cell layer of the 3D mesh", "[unit][writers]") {
   ScratchDir dir("fields2d");
   GridGeometry grid{{6, 4, 1}, 2, {0, 0, 0}, 1.0};
   hopsim::io::FieldSeriesWriter writer(dir.path(), "fields", grid, false);
@@ -215,7 +215,7 @@ TEST_CASE("a 2D grid is written as one cell layer of the 3D mesh", "[unit]") {
   CHECK(countOf(xmf, "Dimensions=\"1 4 6 3\"") == 2);
 }
 
-TEST_CASE("a failed field write throws and leaves nothing under a final name", "[unit]") {
+TEST_CASE("a failed field write throws and leaves nothing under a final name", "[unit][writers]") {
   ScratchDir dir("fields_fail");
   GridGeometry grid{{5, 4, 3}, 3, {0, 0, 0}, 1.0};
   const TestFields f(grid, 0);
@@ -264,7 +264,7 @@ TEST_CASE("a failed field write throws and leaves nothing under a final name", "
                   std::invalid_argument);
 }
 
-TEST_CASE("the field writers a case asks for write the series the writers made by hand write", "[unit]") {
+TEST_CASE("the field writers a case asks for write the series the writers made by hand write", "[unit][writers]") {
   namespace lbm = hopsim::lbm;
   ScratchDir dir("field_writers");
   const GridGeometry grid{{5, 4, 1}, 2, {0, 0, 0}, 1.0};
@@ -315,7 +315,7 @@ std::vector<double> arrayValues(vtkDataArray* a) {
 
 }  // namespace
 
-TEST_CASE("VTK image series round-trips every value and lists each step in the .pvd file", "[unit]") {
+TEST_CASE("VTK image series round-trips every value and lists each step in the .pvd file", "[unit][writers]") {
   for (const bool single : {false, true}) {
     ScratchDir dir(single ? "vtk3d_single" : "vtk3d_double");
     GridGeometry grid{{5, 4, 3}, 3, {1.0, -2.0, 0.5}, 0.5};
@@ -364,7 +364,7 @@ TEST_CASE("VTK image series round-trips every value and lists each step in the .
   }
 }
 
-TEST_CASE("a 2D grid is one cell layer in the VTK series too", "[unit]") {
+TEST_CASE("a 2D grid is one cell layer in the VTK series too", "[unit][writers]") {
   ScratchDir dir("vtk2d");
   GridGeometry grid{{6, 4, 1}, 2, {0, 0, 0}, 1.0};
   hopsim::io::VtkSeriesWriter writer(dir.path(), "fields", grid, false);
@@ -376,7 +376,7 @@ TEST_CASE("a 2D grid is one cell layer in the VTK series too", "[unit]") {
   checkValues(arrayValues(image->GetCellData()->GetArray("density")), f.density, "density");
 }
 
-TEST_CASE("a failed VTK write throws and leaves nothing under a final name", "[unit]") {
+TEST_CASE("a failed VTK write throws and leaves nothing under a final name", "[unit][writers]") {
   ScratchDir dir("vtk_fail");
   GridGeometry grid{{5, 4, 3}, 3, {0, 0, 0}, 1.0};
   const TestFields f(grid, 0);
@@ -400,7 +400,7 @@ TEST_CASE("a failed VTK write throws and leaves nothing under a final name", "[u
 }
 #endif
 
-TEST_CASE("run.json holds build, host and device descriptions as valid JSON", "[unit]") {
+TEST_CASE("run.json holds build, host and device descriptions as valid JSON", "[unit][writers]") {
   ScratchDir dir("runjson");
   nlohmann::json doc;
   doc["build"] = hopsim::buildInfo();

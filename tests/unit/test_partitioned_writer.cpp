@@ -134,7 +134,7 @@ void writeTwoSteps(Writer& writer, const std::vector<GridBlock>& blocks, const W
 
 }  // namespace
 
-TEST_CASE("pieces of a split grid: HDF5 files per block joined by an XDMF spatial collection", "[unit]") {
+TEST_CASE("pieces of a split grid: HDF5 files per block joined by an XDMF spatial collection", "[unit][writers]") {
   for (const bool single : {false, true}) {
     ScratchDir dir(single ? "pieces3d_single" : "pieces3d_double");
     const GridGeometry grid{{5, 4, 3}, 3, {1.0, -2.0, 0.5}, 0.5};
@@ -175,7 +175,7 @@ TEST_CASE("pieces of a split grid: HDF5 files per block joined by an XDMF spatia
   }
 }
 
-TEST_CASE("blocks that do not tile the grid are refused", "[unit]") {
+TEST_CASE("blocks that do not tile the grid are refused", "[unit][writers]") {
   const GridGeometry grid{{5, 4, 3}, 3, {0, 0, 0}, 1.0};
   auto blocks = fourBlocks();
   CHECK_NOTHROW(hopsim::io::checkBlocks(grid, blocks));
@@ -197,7 +197,7 @@ TEST_CASE("blocks that do not tile the grid are refused", "[unit]") {
   CHECK(hopsim::io::pieceFileName("fields", 7, 12, ".h5") == "fields_000000007/r00012.h5");
 }
 
-TEST_CASE("a split grid's write() runs one block per rank: on one rank, a grid of one block", "[unit]") {
+TEST_CASE("a split grid's write() runs one block per rank: on one rank, a grid of one block", "[unit][writers]") {
   ScratchDir dir("pieces_one_rank");
   const GridGeometry grid{{5, 4, 3}, 3, {0, 0, 0}, 1.0};
   const Whole whole(grid.cells, 0);
@@ -213,7 +213,7 @@ TEST_CASE("a split grid's write() runs one block per rank: on one rank, a grid o
 }
 
 #if HOPSIM_WITH_VTK
-TEST_CASE("pieces of a split grid: .vti pieces at their global extents joined by a .pvti per step", "[unit]") {
+TEST_CASE("pieces of a split grid: .vti pieces at their global extents joined by a .pvti per step", "[unit][writers]") {
   for (const bool single : {false, true}) {
     ScratchDir dir(single ? "vtkpieces3d_single" : "vtkpieces3d_double");
     const GridGeometry grid{{5, 4, 3}, 3, {1.0, -2.0, 0.5}, 0.5};

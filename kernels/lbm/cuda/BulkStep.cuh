@@ -35,6 +35,14 @@ struct BulkTarget {
     else if (parity == 0) fn(InPlaceStep<L, S, Index, 0>{f[0], n});
     else fn(InPlaceStep<L, S, Index, 1>{f[0], n});
   }
+
+  // withAccess() for callers that only ever run with two lattices (the shell of a decomposed box): the in-place
+  // accesses are not instantiated, which keeps two thirds of those callers' kernels out of the build.
+  template <class Index, class Fn>
+  void withTwoLatticeAccess(int parity, Fn&& fn) const {
+    if (inPlace) throw std::logic_error("this step needs the two-lattice layout");
+    fn(TwoLatticeStep<L, S, Index>{f[parity], f[parity ^ 1], static_cast<Index>(p.cells)});
+  }
 };
 
 // The bulk cells of a step (class kCellBulk); the backend's boundary kernel does the others after it.

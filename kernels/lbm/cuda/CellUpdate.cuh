@@ -168,17 +168,99 @@ void withForcing(const DomainParams<T>& p, Launch&& launch) {
   else launch.template operator()<false>();
 }
 
+// The post-collision moments (rho, u) of the fluid cells on the planes of the inlet and outlet faces, computed
+// once per step before the boundary kernel (storeOpenMoments): a ghost-node link then reads its inner neighbour's
+// population and these four values instead of the neighbour's Q populations (for D3Q19, up to five links per face
+// cell, 95 loads, one cell per row on an x face). Null `values`: each link builds them itself (decomposed boxes,
+// whose face planes reach into ghost layers that the halo fills only later in the step).
+template <class T>
+struct OpenFaceMoments {
+  T* values = nullptr;  // 4 per slot: rho, u[3]
+  long long first[6] = {-1, -1, -1, -1, -1, -1};  // first slot of each inlet or outlet face's plane, else -1
+  long long slots = 0;
+
+  // The plane's axes of `face` (the two other than its normal), lower first.
+  HOPSIM_HD static void planeAxes(int face, int& t1, int& t2) {
+    const int normal = face >> 1;
+    t1 = normal == 0 ? 1 : 0;
+    t2 = normal == 2 ? 1 : 2;
+  }
+  // The slot of the cell at x on the plane of `face`.
+  HOPSIM_HD long long slot(const DomainParams<T>& p, int face, const int x[3]) const {
+    int t1, t2;
+    planeAxes(face, t1, t2);
+    return first[face] + static_cast<long long>(x[t2]) * p.n[t1] + x[t1];
+  }
+};
+
+// The slots of p's inlet and outlet faces, one per cell of each face's plane (no storage yet).
+template <class T>
+OpenFaceMoments<T> openFaceLayout(const DomainParams<T>& p) {
+  OpenFaceMoments<T> m;
+  for (int face = 0; face < 6; ++face) {
+    const int type = p.face[face].type;
+    if (p.periodic[face >> 1] || (type != kFaceVelocityInlet && type != kFacePressureOutlet)) continue;
+    int t1, t2;
+    OpenFaceMoments<T>::planeAxes(face, t1, t2);
+    m.first[face] = m.slots;
+    m.slots += static_cast<long long>(p.n[t1]) * p.n[t2];
+  }
+  return m;
+}
+
+// Stores the moments of the cell of `slot` (a fluid cell; other slots are left alone, no ghost node reads them)
+// from the post-collision populations a step reads: postCollisionMoments(), as ghostPopulation() computes them.
+template <class L, class S, class T, class Index>
+HOPSIM_HD void storeOpenMoments(const DomainParams<T>& p, const std::uint8_t* flags,
+                                const TwoLatticeStep<L, S, Index>& acc, const OpenFaceMoments<T>& m, long long slot) {
+  int face = 0;
+  int t1 = 0, t2 = 0;
+  for (; face < 6; ++face) {
+    if (m.first[face] < 0) continue;
+    OpenFaceMoments<T>::planeAxes(face, t1, t2);
+    if (slot < m.first[face] + static_cast<long long>(p.n[t1]) * p.n[t2]) break;
+  }
+  const long long r = slot - m.first[face];
+  int x[3];
+  const int normal = face >> 1;
+  x[normal] = (face & 1) ? p.n[normal] - 1 : 0;
+  x[t1] = static_cast<int>(r % p.n[t1]);
+  x[t2] = static_cast<int>(r / p.n[t1]);
+  const auto c = CellCursor<Index>::make(p, x[0], x[1], x[2]);
+  if (flags[c.self] != kFluid) return;
+  T f[L::Q];
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) f[i] = acc.post(i, c.self, c);
+  T rho, u[3];
+  postCollisionMoments<L>(f, p.collision.force, rho, u);
+  T* out = m.values + 4 * slot;
+  out[0] = rho;
+  out[1] = u[0];
+  out[2] = u[1];
+  out[3] = u[2];
+}
+
 // The same for a boundary cell, through the shared gather(): bounce-back, moving walls, inlet/outlet ghost nodes
-// (where the layout allows them) and momentum exchange with obstacles when `forces` is not null.
+// (where the layout allows them; from `open` where it holds the face cells' moments) and momentum exchange with
+// obstacles when `forces` is not null.
 template <class L, class Access, class T, class Index>
 HOPSIM_HD void updateBoundaryCell(const DomainParams<T>& p, const std::uint8_t* flags, const Access& acc,
-                                  const CellCursor<Index>& c, double* forces) {
+                                  const CellCursor<Index>& c, double* forces, const OpenFaceMoments<T>& open) {
   T f[L::Q];
   const auto load = [&](int i, long long cell) { return acc.post(i, static_cast<Index>(cell), c); };
   ForceTally<L, T> tally{forces};
   const auto onLink = [&](int ob, int i, T m) { tally.add(ob, i, m); };
-  gather<L, true, Access::kOpenFaces>(p, flags, load, c.pos[0], c.pos[1], c.pos[2], static_cast<long long>(c.self),
-                                      f, onLink);
+  const int pos[3] = {c.pos[0], c.pos[1], c.pos[2]};
+  const auto self = static_cast<long long>(c.self);
+  const auto ghost = [&](int face, int i, const int g[3]) {
+    if (!open.values) return ghostPopulation<L>(p, flags, load, face, i, g, pos, self);
+    int x0[3];
+    const long long inner = ghostInner(p, flags, g, pos, self, x0);
+    const T* m = open.values + 4 * open.slot(p, face, x0);
+    const T u0[3] = {m[1], m[2], m[3]};
+    return ghostFromInner<L>(p, face, i, g, load(i, inner), m[0], u0);
+  };
+  gather<L, true, Access::kOpenFaces>(p, flags, load, pos[0], pos[1], pos[2], self, f, onLink, ghost);
   tally.flush();
   T rho, u[3];
   collide<L>(f, p.collision, rho, u);

@@ -78,6 +78,13 @@ class CudaLbm final : public LbmBackend {
     initialise(s);
     bulk_ = makeBulk();
     wallsInBulk_ = plan_.wallsInBulk && bulk_->takesWalls() && !p_.hasGhosts();
+    if (plan_.openMoments && !inPlace_ && !p_.hasGhosts()) {
+      openMoments_ = openFaceLayout(p_);
+      if (openMoments_.slots) {
+        openValues_ = DeviceBuffer<T>(4 * static_cast<std::size_t>(openMoments_.slots));
+        openMoments_.values = openValues_.get();
+      }
+    }
     if (plan_.graphSteps < 2 || plan_.graphSteps % (2 * bulk_->stepsPerLaunch()))
       throw std::logic_error("graphs of " + std::to_string(plan_.graphSteps) + " steps: the planner makes them an "
                              "even number of launches");
@@ -102,6 +109,7 @@ class CudaLbm final : public LbmBackend {
                       (wallsInBulk_ ? " (" + std::to_string(boundaryCount_ - openCount_) +
                                           " of them wall cells updated by the bulk kernel)"
                                     : "") +
+                      (openMoments_.slots ? ", inlet/outlet face moments in a pass of their own" : "") +
                       ", graphs of " + std::to_string(plan_.graphSteps) + " steps" + plan_.note;
     if (p_.hasGhosts())
       out += "; decomposed: ghost layers on " + std::to_string(p_.ghost[0] + p_.ghost[1] + p_.ghost[2] + p_.ghost[3] +
@@ -619,9 +627,10 @@ class CudaLbm final : public LbmBackend {
   }
 
   // The shell's bulk cells, region by region, then its boundary cells, all on the (high-priority) halo stream.
+  // Only decomposed boxes have a shell, and they keep two lattices (the constructor refuses them in place).
   template <class Index>
   void launchShell(int parity, double* forces) {
-    target_.template withAccess<Index>(parity, [&](const auto access) {
+    target_.template withTwoLatticeAccess<Index>(parity, [&](const auto access) {
       for (const CellRegion& r : shellRegions_) {
         const auto blocks = static_cast<unsigned>((r.cells() + kMaxBlockThreads - 1) / kMaxBlockThreads);
         withForcing(p_, [&]<bool Forced>() {
@@ -659,11 +668,20 @@ class CudaLbm final : public LbmBackend {
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
-  // A part without a class array has no bulk launch (the shell's bulk cells go by region).
+  // A part without a class array has no bulk launch (the shell's bulk cells go by region). Where the plan keeps the
+  // inlet and outlet face cells' moments, they are computed first, from the populations this step reads.
   void launchPart(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
     if (part.cls) bulk_->enqueue(st, parity, part.cls, 1);
     if (!part.count) return;
-    const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces};
+    if (openMoments_.slots) {
+      const auto blocks =
+          static_cast<unsigned>((openMoments_.slots + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+      target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
+        openMomentsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, flags_.get(), access, openMoments_);
+        HOPSIM_CUDA_CHECK_LAUNCH("openMomentsKernel");
+      });
+    }
+    const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces, openMoments_};
     const auto blocksNeeded = static_cast<unsigned>((part.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
     target_.template withAccess<unsigned long long>(parity, [&](const auto access) {
       boundaryStepKernel<L><<<blocksNeeded, kBoundaryBlockThreads, 0, st>>>(args, access);
@@ -744,6 +762,10 @@ class CudaLbm final : public LbmBackend {
   DeviceBuffer<BoundaryCell> boundary_, open_;  // every non-bulk fluid cell; those with inlet or outlet links
   long long boundaryCount_ = 0, openCount_ = 0;
   bool wallsInBulk_ = false;  // steps without forces: the bulk update takes the wall cells, open_ the rest
+  // The inlet and outlet face cells' moments, rebuilt each step before the boundary kernel (KernelPlan::openMoments;
+  // no slots where the plan does without them).
+  OpenFaceMoments<T> openMoments_;
+  DeviceBuffer<T> openValues_;
   PinnedBuffer<double> hostResult_;
   // Output fields: device staging arrays of the owned block, the pinned slots they are copied into on copyStream_,
   // the event that the fields kernel is done, and the slot copied last (whose copy the next kernel waits for).

@@ -23,6 +23,7 @@ struct BoundaryArgs {
   const BoundaryCell* cells;  // the fluid cells that are not bulk
   long long count;
   double* forces;             // 3 per obstacle, or null when this step computes no forces
+  OpenFaceMoments<T> open;    // the inlet and outlet face cells' moments of this step, or null values
 };
 
 template <class T>
@@ -72,7 +73,17 @@ __global__ void __launch_bounds__(kBoundaryBlockThreads)
   if (k >= args.count) return;
   const BoundaryCell b = args.cells[k];
   const auto c = CellCursor<unsigned long long>::make(args.p, b.x, b.y, b.z);
-  updateBoundaryCell<L>(args.p, args.flags, access, c, args.forces);
+  updateBoundaryCell<L>(args.p, args.flags, access, c, args.forces, args.open);
+}
+
+// The moments of the inlet and outlet face cells that this step's ghost nodes read (storeOpenMoments), before the
+// boundary kernel of the same step.
+template <class L, class S, class T>
+__global__ void __launch_bounds__(kBoundaryBlockThreads)
+    openMomentsKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ flags,
+                      const TwoLatticeStep<L, S, unsigned long long> access, const OpenFaceMoments<T> open) {
+  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k < open.slots) storeOpenMoments<L>(p, flags, access, open, k);
 }
 
 template <class L, class Index, class T>

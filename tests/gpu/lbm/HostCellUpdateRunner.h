@@ -1,7 +1,8 @@
 // The CUDA backend's per-cell code (kernels/lbm/cuda/CellUpdate.cuh) driven by plain host loops: checks the
-// in-place AA layout, the bulk/boundary split, the wall cells in the bulk pass (wallsInBulk, two lattices) and FP16
-// storage on machines without a GPU. A slot of the AA array is read and written by one cell only, so a sequential
-// sweep computes what the parallel kernel computes.
+// in-place AA layout, the bulk/boundary split, the wall cells in the bulk pass (wallsInBulk, two lattices), the
+// inlet and outlet face cells' moments computed once per step (openMoments, two lattices; on by default here) and
+// FP16 storage on machines without a GPU. A slot of the AA array is read and written by one cell only, so a
+// sequential sweep computes what the parallel kernel computes.
 #pragma once
 
 #include <algorithm>
@@ -21,12 +22,17 @@ class HostCellUpdateRunner final : public LbmBackend {
   using T = typename Store::Arith;
 
  public:
-  HostCellUpdateRunner(const LbmSetup& s, bool inPlace, bool wallsInBulk = false)
+  HostCellUpdateRunner(const LbmSetup& s, bool inPlace, bool wallsInBulk = false, bool openMoments = true)
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), cls_(s.flags.size()), inPlace_(inPlace),
         wallsInBulk_(wallsInBulk && !inPlace), forces_(3 * std::max(1, s.obstacles), 0.0), obstacles_(s.obstacles) {
     const std::size_t n = flags_.size();
     f_[0].assign(L::Q * n, S(0.0f));
     if (!inPlace) f_[1].assign(L::Q * n, S(0.0f));
+    if (openMoments && !inPlace) {
+      open_ = openFaceLayout(p_);
+      openValues_.assign(4 * static_cast<std::size_t>(open_.slots), T(0));
+      open_.values = openValues_.data();
+    }
     forEachCell([&](const CellCursor<Index>& c) {
       cls_[c.self] = classifyCell<L>(p_, flags_.data(), c);
       const T u[3] = {T(s.velocity[3 * c.self]), T(s.velocity[3 * c.self + 1]), T(s.velocity[3 * c.self + 2])};
@@ -45,6 +51,10 @@ class HostCellUpdateRunner final : public LbmBackend {
       if (forces) std::fill(forces_.begin(), forces_.end(), 0.0);
       double* out = forces ? forces_.data() : nullptr;
       const Index n = static_cast<Index>(flags_.size());
+      // As CudaLbm::launchPart: the face cells' moments from the populations this step reads, before its cells.
+      for (long long k = 0; k < open_.slots; ++k)
+        storeOpenMoments<L>(p_, flags_.data(), TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n},
+                            open_, k);
       forEachCell([&](const CellCursor<Index>& c) {
         const std::uint8_t kind = cls_[c.self];
         // As CudaLbm::enqueueStep: wall cells in the bulk pass except in a step with forces.
@@ -56,7 +66,7 @@ class HostCellUpdateRunner final : public LbmBackend {
             }
           }
           if (kind == kCellBulk) withForcing(p_, [&]<bool Forced>() { updateBulkCell<L, Forced>(p_, access, c); });
-          else if (kind != kCellSkip) updateBoundaryCell<L>(p_, flags_.data(), access, c, out);
+          else if (kind != kCellSkip) updateBoundaryCell<L>(p_, flags_.data(), access, c, out, open_);
         };
         if (!inPlace_) update(TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n});
         else if (parity_ == 0) update(InPlaceStep<L, S, Index, 0>{f_[0].data(), n});
@@ -124,6 +134,8 @@ class HostCellUpdateRunner final : public LbmBackend {
   std::vector<double> forces_;
   int obstacles_;
   int parity_ = 0;
+  OpenFaceMoments<T> open_;  // no slots: each ghost-node link builds its inner neighbour's moments
+  std::vector<T> openValues_;
 };
 
 }  // namespace hopsim::lbm::testing

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
+#include <type_traits>
 
 #include "CatchCompat.h"
 #include "HostCellUpdateRunner.h"
@@ -16,15 +18,21 @@ using namespace hopsim::lbm::testing;
 
 namespace {
 
+// 64-bit indices for D3Q19 only: the index type changes the address arithmetic alone, the same for every lattice,
+// and each instantiation of the runner costs CI about 15 s of compilation.
 template <class L>
 std::unique_ptr<LbmBackend> hostRunner(const LbmSetup& s, bool inPlace, bool wide) {
+  if constexpr (!std::is_same_v<L, D3Q19>) {
+    if (wide) throw std::invalid_argument("the host runner has 64-bit indices for D3Q19 only");
+  } else if (wide) {
+    if (s.precision == Precision::Double)
+      return std::make_unique<HostCellUpdateRunner<L, double, unsigned long long>>(s, inPlace);
+    if (s.precision == Precision::Single)
+      return std::make_unique<HostCellUpdateRunner<L, float, unsigned long long>>(s, inPlace);
+  }
   switch (s.precision) {
-    case Precision::Double:
-      if (wide) return std::make_unique<HostCellUpdateRunner<L, double, unsigned long long>>(s, inPlace);
-      return std::make_unique<HostCellUpdateRunner<L, double>>(s, inPlace);
-    case Precision::Single:
-      if (wide) return std::make_unique<HostCellUpdateRunner<L, float, unsigned long long>>(s, inPlace);
-      return std::make_unique<HostCellUpdateRunner<L, float>>(s, inPlace);
+    case Precision::Double: return std::make_unique<HostCellUpdateRunner<L, double>>(s, inPlace);
+    case Precision::Single: return std::make_unique<HostCellUpdateRunner<L, float>>(s, inPlace);
     case Precision::Half: return std::make_unique<HostCellUpdateRunner<L, __half>>(s, inPlace);
   }
   return nullptr;
@@ -82,7 +90,50 @@ long long checkWallsInBulk(const LbmSetup& s) {
   return classes.cellsOfClass(kCellWall) + classes.cellsOfClass(kCellWallSolid);
 }
 
+// The same channel with the inlet and outlet ghost nodes built from the face cells' moments of the step
+// (storeOpenMoments, the GPU's default) and from their inner neighbours' populations link by link: bitwise the same
+// populations, after steps without forces and after one with them.
+template <class L, class S>
+void checkOpenMoments(const LbmSetup& s) {
+  HostCellUpdateRunner<L, S> perLink(s, false, true, false), perStep(s, false, true, true);
+  for (const bool forces : {false, true}) {
+    perLink.advance(12, forces);
+    perStep.advance(12, forces);
+    const auto& a = perLink.populations();
+    const auto& b = perStep.populations();
+    REQUIRE(a.size() == b.size());
+    REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(S)) == 0);
+  }
+}
+
+template <class L>
+void checkOpenMoments(const LbmSetup& s) {
+  switch (s.precision) {
+    case Precision::Double: return checkOpenMoments<L, double>(s);
+    case Precision::Single: return checkOpenMoments<L, float>(s);
+    case Precision::Half: return checkOpenMoments<L, __half>(s);
+  }
+}
+
 }  // namespace
+
+TEST_CASE("CUDA inlet/outlet ghost nodes from the face cells' moments are bitwise the per-link ones (host run)",
+          "[unit][lbm][cuda-host]") {
+  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const std::string precision : {"double", "single", "half"}) {
+      // FP16 storage as the FP16 test below makes it: the single-precision setup, stored in half.
+      LbmSetup s = buildSetup(parseCase(caseYaml(lattice, precision == "double" ? "double" : "single", "trt",
+                                                 Flow::Channel)));
+      if (precision == "half") s.precision = Precision::Half;
+      INFO(lattice << " " << precision);
+      REQUIRE(hasOpenFaces(s));
+      switch (s.lattice) {
+        case LatticeKind::D2Q9: checkOpenMoments<D2Q9>(s); break;
+        case LatticeKind::D3Q19: checkOpenMoments<D3Q19>(s); break;
+        case LatticeKind::D3Q27: checkOpenMoments<D3Q27>(s); break;
+      }
+    }
+}
 
 // TRT only: which links bounce does not depend on the collision model, and TRT exercises both relaxation rates.
 TEST_CASE("CUDA wall cells in the bulk pass are bitwise the boundary kernel's (host run)", "[unit][lbm][cuda-host]") {
@@ -111,7 +162,7 @@ TEST_CASE("CUDA cell update on the host matches the CPU backend, both layouts", 
 TEST_CASE("CUDA cell update with 64-bit indices matches the CPU backend", "[unit][lbm][cuda-host]") {
   checkAgainstCpu("D3Q19", "double", "trt", Flow::PeriodicForce, true);
   checkAgainstCpu("D3Q19", "single", "bgk", Flow::Cavity, true);
-  checkAgainstCpu("D2Q9", "double", "bgk", Flow::Channel, true);
+  checkAgainstCpu("D3Q19", "double", "bgk", Flow::Channel, true);
 }
 
 TEST_CASE("FP16 storage stays within the stated bound of single precision", "[unit][lbm][cuda-host]") {

@@ -1,7 +1,7 @@
 // The FP16 two-cells-per-thread bulk update (kernels/lbm/cuda/HalfPairUpdate.cuh), wall cells included, run on the
 // host against the one-cell update with the wall cells in the boundary kernel: bitwise the same populations after
-// every step, for every lattice, collision model, boundary type, even and odd nx, 32- and 64-bit indices. Runs without a GPU ([unit]); the GPU kernels themselves are
-// compared in test_lbm_cuda_agreement.cpp ([gpu]).
+// every step, for every lattice, collision model, boundary type, even and odd nx, 32-bit indices (and 64-bit ones on
+// D3Q19). Runs without a GPU ([unit]); the GPU kernels themselves are compared in test_lbm_cuda_agreement.cpp ([gpu]).
 #if HOPSIM_WITH_CUDA
 #include <cstring>
 #include <vector>
@@ -52,7 +52,8 @@ class HalfSweeps {
       }
     });
     forEachCell([&](const CellCursor<Index>& c) {
-      if (boundaryKernelCell(cls_[c.self], pairs)) updateBoundaryCell<L>(p_, flags_.data(), acc, c, nullptr);
+      if (boundaryKernelCell(cls_[c.self], pairs))
+        updateBoundaryCell<L>(p_, flags_.data(), acc, c, nullptr, OpenFaceMoments<float>{});
     });
     parity_ ^= 1;
   }
@@ -110,7 +111,9 @@ TEST_CASE("FP16 bulk update of two cells per thread is bitwise the one-cell upda
     const LbmSetup s = buildSetup(parseCase(c.yaml));
     INFO(c.label);
     checkPairsMatchCells<unsigned>(s);
-    checkPairsMatchCells<unsigned long long>(s);
+    // 64-bit indices change the address arithmetic alone, the same for every lattice: D3Q19 stands for all (each
+    // instantiation costs CI about 25 s of compilation).
+    if (s.lattice == LatticeKind::D3Q19) checkPairsMatchCells<D3Q19, unsigned long long>(s);
   }
 }
 #endif
