@@ -1,11 +1,14 @@
-// CPU backend of the MD solver: OpenMP loops over a full neighbour list, templated on storage and pair precision.
+// CPU backend of the MD solver: OpenMP loops over a half neighbour list (each pair once, Newton's third law), templated
+// on storage and pair precision.
 #include <omp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
 #include <stdexcept>
+#include <vector>
 
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
@@ -87,10 +90,17 @@ class CpuMdEngine final : public MdEngine {
     fz.assign(fz_.begin(), fz_.end());
   }
 
+  // Neighbours per atom as a full list counts them (as the other engines report them): the half list holds each
+  // pair once, so an atom's count is its own entries plus the entries that name it.
   EngineStats stats() const override {
     EngineStats s = stats_;
+    std::vector<int> full(list_.counts());
+    for (std::size_t i = 0; i < n_; ++i) {
+      const std::int32_t* nb = list_.neighbors(i);
+      for (int k = 0; k < list_.count(i); ++k) ++full[nb[k]];
+    }
     double sum = 0, mx = 0;
-    for (int c : list_.counts()) sum += c, mx = std::max<double>(mx, c);
+    for (int c : full) sum += c, mx = std::max<double>(mx, c);
     s.meanNeighbors = n_ ? sum / double(n_) : 0;
     s.maxNeighbors = mx;
     return s;
@@ -123,7 +133,7 @@ class CpuMdEngine final : public MdEngine {
     // sorted them then): the same neighbours in the same order, hence the same pair sums. No sort and no force
     // evaluation here, either of which would make the continued run differ from the uninterrupted one.
     list_.setRegion({0, 0, 0}, box_, interactionRange(config_.lj, config_.skin));
-    list_.build(x0_.data(), y0_.data(), z0_.data(), n_, n_);
+    list_.build(x0_.data(), y0_.data(), z0_.data(), n_, n_, true);
     last_ = RawThermo{};
     last_.potential = st.potential;
     last_.virial = st.virial;
@@ -149,7 +159,7 @@ class CpuMdEngine final : public MdEngine {
     permute(order, x_), permute(order, y_), permute(order, z_);
     permute(order, vx_), permute(order, vy_), permute(order, vz_);
     permute(order, id_);
-    list_.build(x_.data(), y_.data(), z_.data(), n_, n_);
+    list_.build(x_.data(), y_.data(), z_.data(), n_, n_, true);
     x0_ = x_, y0_ = y_, z0_ = z_;
     ++stats_.neighborBuilds;
     stats_.neighborSeconds += since(t0);
@@ -164,6 +174,9 @@ class CpuMdEngine final : public MdEngine {
     a.swap(tmp);
   }
 
+  // Each pair once: atom i takes f_ij and its partner j the reaction -f_ij, into an array of the thread's own (no
+  // atomics); the arrays are then summed in thread order. The sums are the same on every run with the same number
+  // of threads (a restart continues bitwise), and differ in round-off from one thread count to another.
   void computeForces(bool energy) {
     const auto t0 = Clock::now();
     const P L[3] = {P(box_[0]), P(box_[1]), P(box_[2])}, H[3] = {P(0.5 * box_[0]), P(0.5 * box_[1]), P(0.5 * box_[2])};
@@ -171,21 +184,49 @@ class CpuMdEngine final : public MdEngine {
     double pe = 0, vir = 0;
     int bad = 0;
     const std::size_t n = n_;
-#pragma omp parallel for schedule(static) reduction(+ : pe, vir) reduction(max : bad)
-    for (std::size_t i = 0; i < n; ++i) {
-      const S xi = x_[i], yi = y_[i], zi = z_[i];
-      PairSums<P, double> sum;
-      const std::int32_t* nb = list_.neighbors(i);
-      const int m = list_.count(i);
-      for (int k = 0; k < m; ++k) {
-        const std::int32_t j = nb[k];
-        addPair(minimumImage(P(xi - x_[j]), L[0], H[0]), minimumImage(P(yi - y_[j]), L[1], H[1]),
-                minimumImage(P(zi - z_[j]), L[2], H[2]), c, energy, sum);
+    reactions_.resize(3 * n * static_cast<std::size_t>(omp_get_max_threads()));
+#pragma omp parallel reduction(+ : pe, vir) reduction(max : bad)
+    {
+      const int team = omp_get_num_threads();
+      P* rx = reactions_.data() + 3 * n * static_cast<std::size_t>(omp_get_thread_num());
+      P* ry = rx + n;
+      P* rz = ry + n;
+      std::fill(rx, rx + 3 * n, P(0));  // a thread writes only its own array until the loop's closing barrier
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < n; ++i) {
+        const S xi = x_[i], yi = y_[i], zi = z_[i];
+        P fx = 0, fy = 0, fz = 0;
+        double e = 0, w = 0;
+        const std::int32_t* nb = list_.neighbors(i);
+        const int m = list_.count(i);
+        for (int k = 0; k < m; ++k) {
+          const std::int32_t j = nb[k];
+          const P dx = minimumImage(P(xi - x_[j]), L[0], H[0]), dy = minimumImage(P(yi - y_[j]), L[1], H[1]),
+                  dz = minimumImage(P(zi - z_[j]), L[2], H[2]);
+          const P r2 = dx * dx + dy * dy + dz * dz;
+          if (!(r2 < c.cutoffSq)) continue;  // as addPair(): a NaN distance adds nothing
+          const P f = ljForceOverR(r2, c);
+          fx += dx * f, fy += dy * f, fz += dz * f;
+          rx[j] -= dx * f, ry[j] -= dy * f, rz[j] -= dz * f;
+          if (energy) {
+            e += double(ljEnergy(r2, c));
+            w += double(r2) * double(f);
+          }
+        }
+        rx[i] += fx, ry[i] += fy, rz[i] += fz;
+        pe += e;
+        vir += w;
       }
-      fx_[i] = S(sum.fx), fy_[i] = S(sum.fy), fz_[i] = S(sum.fz);
-      if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
-      pe += 0.5 * sum.energy;
-      vir += 0.5 * sum.virial;
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < n; ++i) {
+        P sx = 0, sy = 0, sz = 0;
+        for (int t = 0; t < team; ++t) {
+          const P* r = reactions_.data() + 3 * n * static_cast<std::size_t>(t);
+          sx += r[i], sy += r[n + i], sz += r[2 * n + i];
+        }
+        fx_[i] = S(sx), fy_[i] = S(sy), fz_[i] = S(sz);
+        if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
+      }
     }
     if (energy) {
       last_.potential = pe;
@@ -204,7 +245,8 @@ class CpuMdEngine final : public MdEngine {
   std::array<double, 3> box_{};
   std::vector<S> x_, y_, z_, vx_, vy_, vz_, fx_, fy_, fz_, x0_, y0_, z0_;
   std::vector<long long> id_;
-  CpuNeighborList<S, Boundary::Periodic> list_;
+  CpuNeighborList<S, Boundary::Periodic> list_;  // half: each pair once
+  std::vector<P> reactions_;                      // per thread: 3 x n forces, x then y then z
   RawThermo last_;
   EngineStats stats_;
 };

@@ -1,5 +1,6 @@
-// Cell-binned full Verlet list on the host (each pair stored for both atoms, fixed stride), for the periodic box of a
-// single-rank engine and for one rank's sub-box with ghosts in a decomposed run (Boundary, PeriodicBox.h).
+// Cell-binned Verlet list on the host (fixed stride), for the periodic box of a single-rank engine and for one rank's
+// sub-box with ghosts in a decomposed run (Boundary, PeriodicBox.h). Full (each pair stored for both atoms), or half
+// (each pair once, with its lower index) where every atom is listed.
 #pragma once
 
 #include <algorithm>
@@ -37,8 +38,9 @@ class CpuNeighborList {
   }
 
   // Lists, for each of the first `listed` atoms, every atom among all `total` within range (a single-rank engine
-  // lists all its atoms: listed == total). Grows the stride when an atom has more neighbours.
-  void build(const T* x, const T* y, const T* z, std::size_t listed, std::size_t total) {
+  // lists all its atoms: listed == total), or with `half` only those of a higher index (listed == total). Grows the
+  // stride when an atom has more neighbours.
+  void build(const T* x, const T* y, const T* z, std::size_t listed, std::size_t total, bool half = false) {
     bin(x, y, z, total);
     const T rangeSq = static_cast<T>(range_ * range_);
     count_.resize(listed);
@@ -53,7 +55,7 @@ class CpuNeighborList {
           const int c = stencil_[s];
           for (int k = cellStart_[c]; k < cellStart_[c + 1]; ++k) {
             const std::int32_t j = atoms_[k];
-            if (static_cast<std::size_t>(j) == i) continue;
+            if (half ? static_cast<std::size_t>(j) <= i : static_cast<std::size_t>(j) == i) continue;
             const T dx = separation(T(x[i] - x[j]), 0), dy = separation(T(y[i] - y[j]), 1),
                     dz = separation(T(z[i] - z[j]), 2);
             if (dx * dx + dy * dy + dz * dz < rangeSq) {

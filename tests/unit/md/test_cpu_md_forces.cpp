@@ -1,0 +1,94 @@
+// The CPU MD engine's forces and sums (half neighbour list, each thread's reactions in an array of its own) against
+// a direct sum over every pair of atoms, on 1, 2 and 3 threads.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "CatchCompat.h"
+#include "io/CaseReader.h"
+#include "io/md/MdCaseParser.h"
+#include "kernels/md/MdEngine.h"
+#include "solvers/md/InitialState.h"
+#include "solvers/md/MdSimulation.h"
+
+namespace {
+
+using hopsim::io::CaseDocument;
+
+// The LJ liquid of the LAMMPS benchmark (fcc 0.8442, T 1.44, cutoff 2.5), 6^3 cells = 864 atoms, in double.
+hopsim::md::MdCase liquid() {
+  return hopsim::io::md::parseMdCase(CaseDocument::fromString(
+      "solver: md\nprecision: double\nsystem: {lattice: {type: fcc, density: 0.8442, cells: [6, 6, 6]}}\n"
+      "potential: {type: lj, epsilon: 1.0, sigma: 1.0, cutoff: 2.5, shift: false, tail_correction: false}\n"
+      "neighbor: {skin: 0.3}\n"
+      "velocity: {temperature: 1.44, seed: 4711}\nintegrator: {type: nve, dt: 0.005}\nrun: {steps: 1}\n"
+      "device: {backend: cpu}\n",
+      "liquid.yaml"));
+}
+
+struct DirectSums {
+  std::vector<double> fx, fy, fz;
+  double potential = 0, virial = 0;
+};
+
+// Every pair once, minimum image, truncated (not shifted) LJ with epsilon = sigma = 1.
+DirectSums directSums(const hopsim::md::ParticleState& s, double cutoff) {
+  const std::size_t n = s.size();
+  DirectSums d;
+  d.fx.assign(n, 0), d.fy.assign(n, 0), d.fz.assign(n, 0);
+  const auto image = [&](double v, int a) {
+    const double L = s.box.length[a];
+    return v - L * std::round(v / L);
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const double dx = image(s.x[i] - s.x[j], 0), dy = image(s.y[i] - s.y[j], 1), dz = image(s.z[i] - s.z[j], 2);
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 >= cutoff * cutoff) continue;
+      const double s6 = 1 / (r2 * r2 * r2);
+      const double fOverR = 24 * s6 * (2 * s6 - 1) / r2;
+      d.fx[i] += dx * fOverR, d.fy[i] += dy * fOverR, d.fz[i] += dz * fOverR;
+      d.fx[j] -= dx * fOverR, d.fy[j] -= dy * fOverR, d.fz[j] -= dz * fOverR;
+      d.potential += 4 * s6 * (s6 - 1);
+      d.virial += r2 * fOverR;
+    }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("CPU MD forces and sums equal a direct sum over every pair, on 1, 2 and 3 threads", "[unit][md]") {
+  const hopsim::md::MdCase c = liquid();
+  const int threads = omp_get_max_threads();
+  for (const int t : {1, 2, 3}) {
+    INFO(t << " threads");
+    omp_set_num_threads(t);
+    auto e = hopsim::md::makeCpuEngine(hopsim::md::engineConfig(c));
+    e->initialize(hopsim::md::initialState(c));
+    e->advance(40, 0);  // a liquid, no longer a lattice; several list builds (thermo on the last step)
+    hopsim::md::ParticleState s;
+    e->download(s);
+    std::vector<double> fx, fy, fz;
+    e->forces(fx, fy, fz);
+    const DirectSums d = directSums(s, 2.5);
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      worst = std::max({worst, std::abs(fx[i] - d.fx[i]), std::abs(fy[i] - d.fy[i]), std::abs(fz[i] - d.fz[i])});
+      scale = std::max({scale, std::abs(d.fx[i]), std::abs(d.fy[i]), std::abs(d.fz[i])});
+    }
+    INFO("largest force difference " << worst << " of forces up to " << scale);
+    CHECK(worst <= 1e-12 * scale);
+    const hopsim::md::RawThermo th = e->thermo();
+    CHECK(th.potential == Approx(d.potential).epsilon(1e-12));
+    CHECK(th.virial == Approx(d.virial).epsilon(1e-12));
+    // Neighbours counted per atom as a full list would (within cutoff + skin: ~75 at this density).
+    const hopsim::md::EngineStats st = e->stats();
+    CHECK(st.meanNeighbors > 60);
+    CHECK(st.meanNeighbors < 90);
+    CHECK(st.maxNeighbors >= st.meanNeighbors);
+  }
+  omp_set_num_threads(threads);
+}
