@@ -29,6 +29,7 @@ std::unique_ptr<LbmBackend> hostRunner(const LbmSetup& s, bool inPlace, bool wid
       return std::make_unique<HostCellUpdateRunner<L, double, unsigned long long>>(s, inPlace);
     if (s.precision == Precision::Single)
       return std::make_unique<HostCellUpdateRunner<L, float, unsigned long long>>(s, inPlace);
+    throw std::invalid_argument("the host runner has 64-bit indices for FP64 and FP32 storage only");
   }
   switch (s.precision) {
     case Precision::Double: return std::make_unique<HostCellUpdateRunner<L, double>>(s, inPlace);
@@ -91,8 +92,8 @@ long long checkWallsInBulk(const LbmSetup& s) {
 }
 
 // The same channel with the inlet and outlet ghost nodes built from the face cells' moments of the step
-// (storeOpenMoments, the GPU's default) and from their inner neighbours' populations link by link: bitwise the same
-// populations, after steps without forces and after one with them.
+// (storeOpenMoments, the GPU's default on 3-D lattices) and from their inner neighbours' populations link by link:
+// bitwise the same populations, after steps without forces and after one with them.
 template <class L, class S>
 void checkOpenMoments(const LbmSetup& s) {
   HostCellUpdateRunner<L, S> perLink(s, false, true, false), perStep(s, false, true, true);
