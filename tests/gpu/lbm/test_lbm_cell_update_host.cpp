@@ -68,19 +68,24 @@ void checkAgainstCpu(const std::string& lattice, const std::string& precision, c
   }
 }
 
-// The same case run with the wall cells in the bulk pass and in the boundary kernel: bitwise the same populations
-// after steps without forces and after a step with them (which the boundary kernel does in both).
+// Two host runs of one case by different paths: bitwise the same populations after steps without forces and after
+// a step with them.
+template <class L, class S>
+void checkSamePopulations(HostCellUpdateRunner<L, S>& a, HostCellUpdateRunner<L, S>& b) {
+  for (const bool forces : {false, true}) {
+    a.advance(12, forces);
+    b.advance(12, forces);
+    REQUIRE(a.populations().size() == b.populations().size());
+    REQUIRE(std::memcmp(a.populations().data(), b.populations().data(), a.populations().size() * sizeof(S)) == 0);
+  }
+}
+
+// The same case run with the wall cells in the bulk pass and in the boundary kernel (which does them in both on a
+// step with forces).
 template <class L, class S>
 void checkWallsInBulk(const LbmSetup& s) {
   HostCellUpdateRunner<L, S> split(s, false, false), fused(s, false, true);
-  for (const bool forces : {false, true}) {
-    split.advance(12, forces);
-    fused.advance(12, forces);
-    const auto& a = split.populations();
-    const auto& b = fused.populations();
-    REQUIRE(a.size() == b.size());
-    REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(S)) == 0);
-  }
+  checkSamePopulations(split, fused);
 }
 
 template <class L>
@@ -92,19 +97,11 @@ long long checkWallsInBulk(const LbmSetup& s) {
 }
 
 // The same channel with the inlet and outlet ghost nodes built from the face cells' moments of the step
-// (storeOpenMoments, the GPU's default on 3-D lattices) and from their inner neighbours' populations link by link:
-// bitwise the same populations, after steps without forces and after one with them.
+// (storeOpenMoments, the GPU's default on 3-D lattices) and from their inner neighbours' populations link by link.
 template <class L, class S>
 void checkOpenMoments(const LbmSetup& s) {
   HostCellUpdateRunner<L, S> perLink(s, false, true, false), perStep(s, false, true, true);
-  for (const bool forces : {false, true}) {
-    perLink.advance(12, forces);
-    perStep.advance(12, forces);
-    const auto& a = perLink.populations();
-    const auto& b = perStep.populations();
-    REQUIRE(a.size() == b.size());
-    REQUIRE(std::memcmp(a.data(), b.data(), a.size() * sizeof(S)) == 0);
-  }
+  checkSamePopulations(perLink, perStep);
 }
 
 template <class L>
