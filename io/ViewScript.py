@@ -12,7 +12,8 @@ shown), --streamlines (3-D: streamlines from a line through the box as well), --
 It colours by the speed (the velocity's magnitude), or by density when the run wrote no velocity; 3-D runs show a
 mid-plane slice inside the box's outline. Solid cells (obstacles) are grey where the run wrote `flags`.
 ParaView builds that render through X (Debian's, Ubuntu's) need a display also for --png; on a machine without one:
-    xvfb-run -a -s "-screen 0 1920x1080x24" pvbatch view.py --png view.png
+    xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" pvbatch view.py --png view.png
+(-noreset: ParaView opens the display twice in a row, and a server resetting after the first drops the second.)
 """
 
 import argparse

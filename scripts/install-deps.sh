@@ -26,7 +26,7 @@ installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install o
 # - otherwise: install libvtk9-dev, and unpack python3-paraview into a folder of its own instead of installing it;
 #   the tests put that folder on PYTHONPATH (HOPSIM_PARAVIEW_PYTHONPATH in tests/CMakeLists.txt).
 # Debian's ParaView renders through X only (no EGL or OSMesa build): xvfb gives the tests' renders of view.py
-# (`xvfb-run pvbatch view.py --png ...`) a display on a machine without one.
+# (`xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" pvbatch view.py --png ...`) a display on a machine without one.
 SYSTEM_PARAVIEW=0
 if installed python3-paraview; then SYSTEM_PARAVIEW=1; fi
 

@@ -11,7 +11,8 @@ folder of an unpacked python3-paraview (that package conflicts with python3-vtk9
 pvpython and pvbatch take every argument that looks like "-123" as one of their own options and drop it, so give
 bounds and values that are negative in the one-word forms: --range velocity:-0.1:0.1, --value velocity:7:0:-0.02.
 Rendering (not done here) needs an X server on Debian's build, which has no EGL/OSMesa and ignores
---force-offscreen-rendering: use `xvfb-run -a pvbatch ...` for screenshots.
+--force-offscreen-rendering: use `xvfb-run -a -s "-screen 0 1280x1024x24 -noreset" pvbatch ...`
+for screenshots.
 
 Opens FILE with paraview.simple.OpenDataFile (.xmf -> ParaView's XDMF reader, .pvd -> its PVD reader), then at every
 time step checks that each listed array exists with one tuple per cell (grids) or per point (particles, --points),
