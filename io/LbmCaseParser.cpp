@@ -321,11 +321,14 @@ lbm::Obstacle readObstacle(const CaseNode& node, std::size_t index, const Shape&
     shapeNode.fail(fmt::format("shape '{}' is 3D and {} is a 2D lattice; use 'circle' or 'box'", shape, s.lattice));
 
   if (shape == "box")
-    node.checkKeys({"name", "shape", "min", "max"});
+    node.checkKeys({"name", "shape", "min", "max", "boundary"});
   else if (shape == "cylinder")
-    node.checkKeys({"name", "shape", "center", "radius", "axis"});
+    node.checkKeys({"name", "shape", "center", "radius", "axis", "boundary"});
   else
-    node.checkKeys({"name", "shape", "center", "radius"});
+    node.checkKeys({"name", "shape", "center", "radius", "boundary"});
+  if (const auto b = node.find("boundary"))
+    o.boundary = b->choice({"staircase", "interpolated"}) == "interpolated" ? lbm::ObstacleBoundary::Interpolated
+                                                                           : lbm::ObstacleBoundary::Staircase;
 
   o.name = fmt::format("obstacle{}", index);
   if (const auto n = node.find("name")) {

@@ -40,6 +40,14 @@ const char* toString(BoundaryType b) {
   return "?";
 }
 
+const char* toString(ObstacleBoundary b) {
+  switch (b) {
+    case ObstacleBoundary::Staircase: return "staircase";
+    case ObstacleBoundary::Interpolated: return "interpolated";
+  }
+  return "?";
+}
+
 const char* toString(Hdf5Layout l) {
   switch (l) {
     case Hdf5Layout::Auto: return "auto";

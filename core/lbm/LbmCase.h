@@ -17,6 +17,10 @@ enum class CollisionModel { BGK, TRT };
 enum class BoundaryType { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet };
 enum class InletProfile { Uniform, Parabolic };
 enum class ShapeKind { Circle, Sphere, Cylinder, Box };
+// How fluid cells next to an obstacle bounce populations off it: half-way between the cell centres (the surface
+// is the staircase of the solid cells' faces), or at the shape's own surface, interpolated along each link
+// (Bouzidi, Firdaouss & Lallemand 2001).
+enum class ObstacleBoundary { Staircase, Interpolated };
 
 using Vec3 = std::array<double, 3>;
 
@@ -35,6 +39,7 @@ struct Obstacle {
   double radius = 0;  // circle, sphere, cylinder
   int axis = 2;       // cylinder: 0 = x, 1 = y, 2 = z
   Vec3 min{}, max{};  // box
+  ObstacleBoundary boundary = ObstacleBoundary::Staircase;
 };
 
 struct InitialCondition {
@@ -92,6 +97,7 @@ const char* toString(LatticeKind k);
 const char* toString(Precision p);
 const char* toString(CollisionModel c);
 const char* toString(BoundaryType b);
+const char* toString(ObstacleBoundary b);
 const char* toString(Hdf5Layout l);
 const char* faceName(int face);  // "x-", "x+", ...
 
