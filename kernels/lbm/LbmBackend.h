@@ -35,6 +35,15 @@ struct HostFields {
 // Size of the message that carries a halo inbox handle between ranks (a CUDA IPC handle and the inbox size).
 inline constexpr std::size_t kHaloHandleBytes = 128;
 
+// The links of fluid cells into obstacles with interpolated bounce-back (obstacles[].boundary: interpolated): the
+// cells of the box that have any, by increasing index, and Q wall distances for each: q[Q k + i] in (0, 1] is where
+// link i of cells[k], from the cell's centre towards the solid cell upstream (x - c_i), crosses the obstacle's
+// surface, as a fraction of the link; 0 where link i bounces half-way or ends in no such obstacle.
+struct CurvedLinks {
+  std::vector<long long> cells;
+  std::vector<double> q;
+};
+
 // Everything a backend needs to build its state; plain data, no case-file types beyond the enums.
 struct LbmSetup {
   LatticeKind lattice;
@@ -46,6 +55,7 @@ struct LbmSetup {
   int obstacles = 0;
   StreamingLayout layout = StreamingLayout::Auto;  // GPU backends; the CPU backend always uses two lattices
   bool haloAllPopulations = false;  // decomposed runs with inlet/outlet faces: ghost planes carry every population
+  CurvedLinks curved;               // interpolated bounce-back; the CPU backend only
 };
 
 // Whether the setup has a velocity inlet or a pressure outlet face.

@@ -82,6 +82,40 @@ HOPSIM_UNROLL
   return ghostFromInner<L>(p, face, i, g, f0[i], rho0, u0);
 }
 
+// The cell one link from pos, along c_i (sign 1) or -c_i (sign -1), wrapped where the axis is periodic as gather()
+// wraps; false when it lies beyond a face of the box that is not.
+template <class L, class T>
+HOPSIM_HD bool linkNeighbour(const DomainParams<T>& p, const int pos[3], int i, int sign, long long& cell) {
+  int s[3];
+  for (int a = 0; a < 3; ++a) {
+    s[a] = pos[a] + sign * L::c(i, a);
+    if (s[a] < 0 || s[a] >= p.n[a]) {
+      if (!p.periodic[a]) return false;
+      s[a] = s[a] < 0 ? s[a] + p.n[a] : s[a] - p.n[a];
+    }
+  }
+  cell = p.index(s[0], s[1], s[2]);
+  return true;
+}
+
+// Population i arriving at cell `self` (at pos) over a link whose upstream cell x - c_i is solid, bounced off the
+// obstacle's surface at the fraction q (0 < q <= 1) of the link from the cell's centre: linear interpolated
+// bounce-back (Bouzidi, Firdaouss & Lallemand, Phys. Fluids 13, 3452, 2001), q = 1/2 being half-way bounce-back.
+// q >= 1/2: f_i = (f*_o(x) + (2q - 1) f*_i(x)) / 2q; q < 1/2: f_i = 2q f*_o(x) + (1 - 2q) f*_o(x + c_i), with
+// o = opposite(i) and f* post-collision. Where x + c_i is not fluid, half-way bounce-back. Each is a weighted mean
+// (weights summing to 1) of populations of one direction pair, which share a weight, so it holds for the shifted
+// populations (f - w) as well.
+template <class L, class T, class Load>
+HOPSIM_HD T interpolatedBounce(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load, const int pos[3],
+                               long long self, int i, T q) {
+  const int o = opposite(i);
+  const T back = load(o, self);
+  if (q >= T(0.5)) return (back + (T(2) * q - T(1)) * load(i, self)) / (T(2) * q);
+  long long next;
+  if (!linkNeighbour<L>(p, pos, i, 1, next) || flags[next] != kFluid) return back;
+  return T(2) * q * back + (T(1) - T(2) * q) * load(o, next);
+}
+
 // What a moving wall adds to the population i that bounces off it: 6 w_i rho_w c_i.u_w (rho_w = 1). One
 // expression shared by gather() and the bulk kernels' wall cells, so that both round it alike.
 template <class L, class T>

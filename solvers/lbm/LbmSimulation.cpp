@@ -13,40 +13,17 @@
 
 #include "core/ExitCode.h"
 #include "core/RunOptions.h"
+#include "core/lbm/ObstacleShapes.h"
 #include "core/lbm/Relaxation.h"
 #include "kernels/common/DeviceInfo.h"
 #include "kernels/lbm/Collision.h"
+#include "kernels/lbm/Lattice.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/HostMemory.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
 
 namespace hopsim::lbm {
 namespace {
-
-bool inside(const Obstacle& ob, const Vec3& p, int dims) {
-  switch (ob.shape) {
-    case ShapeKind::Circle: {
-      const double dx = p[0] - ob.center[0], dy = p[1] - ob.center[1];
-      return dx * dx + dy * dy <= ob.radius * ob.radius;
-    }
-    case ShapeKind::Sphere: {
-      double r2 = 0;
-      for (int a = 0; a < 3; ++a) r2 += (p[a] - ob.center[a]) * (p[a] - ob.center[a]);
-      return r2 <= ob.radius * ob.radius;
-    }
-    case ShapeKind::Cylinder: {
-      double r2 = 0;
-      for (int a = 0; a < 3; ++a)
-        if (a != ob.axis) r2 += (p[a] - ob.center[a]) * (p[a] - ob.center[a]);
-      return r2 <= ob.radius * ob.radius;
-    }
-    case ShapeKind::Box:
-      for (int a = 0; a < dims; ++a)
-        if (p[a] < ob.min[a] || p[a] > ob.max[a]) return false;
-      return true;
-  }
-  return false;
-}
 
 FaceType faceType(BoundaryType b) {
   switch (b) {
@@ -73,6 +50,84 @@ long long globalCoord(const LbmCase& c, const LbmPartition& part, int axis, long
   const long long n = c.cells[axis];
   const long long g = part.first[axis] - part.ghost[2 * axis] + i;
   return ((g % n) + n) % n;
+}
+
+// Where the segment from `from` to `to` enters the obstacle or one of its periodic images. The images count where
+// `from` lies beyond a periodic face: a box that spans a periodic axis continues into its image there, and the
+// segment enters their union where it first enters either.
+std::optional<double> periodicEntry(const LbmCase& c, const Obstacle& ob, const Vec3& from, const Vec3& to) {
+  std::optional<double> first;
+  int shift[3];
+  for (shift[2] = -1; shift[2] <= 1; ++shift[2])
+    for (shift[1] = -1; shift[1] <= 1; ++shift[1])
+      for (shift[0] = -1; shift[0] <= 1; ++shift[0]) {
+        Vec3 a = from, b = to;
+        bool image = true;
+        for (int k = 0; k < 3; ++k) {
+          if (shift[k] == 0) continue;
+          const double n = static_cast<double>(c.cells[k]);
+          image = image && c.periodic[k] && (from[k] < 0 || from[k] > n);
+          a[k] += shift[k] * n;
+          b[k] += shift[k] * n;
+        }
+        if (!image) continue;
+        const std::optional<double> t = segmentEntry(ob, a, b, c.dimensions);
+        if (t && (!first || *t < *first)) first = t;
+      }
+  return first;
+}
+
+// The wall distances of the links of the box's owned fluid cells into obstacles with interpolated bounce-back
+// (LbmSetup::curved). A link bounces off the surface of the obstacle that owns its solid cell (the first obstacle
+// containing that cell's centre), where the segment between the two centres enters it. The segment is taken at the
+// solid cell's own global position, so that its solid end lies inside the obstacle; where its fluid end then lies
+// beyond a periodic face, the obstacle's periodic images count too (periodicEntry).
+template <class L>
+CurvedLinks curvedLinks(const LbmCase& c, const LbmPartition& part, const DomainParams<double>& d,
+                        const std::vector<std::uint8_t>& flags) {
+  CurvedLinks out;
+  std::vector<double> q(L::Q);
+  for (int z = d.ownLo(2); z < d.ownHi(2); ++z)
+    for (int y = d.ownLo(1); y < d.ownHi(1); ++y)
+      for (int x = d.ownLo(0); x < d.ownHi(0); ++x) {
+        const long long cell = d.index(x, y, z);
+        if (flags[cell] != kFluid) continue;
+        const long long g[3] = {globalCoord(c, part, 0, x), globalCoord(c, part, 1, y), globalCoord(c, part, 2, z)};
+        bool any = false;
+        for (int i = 0; i < L::Q; ++i) {
+          q[i] = 0;
+          long long s[3];
+          Vec3 solid{}, fluid{};
+          bool beyondFace = false;
+          for (int a = 0; a < 3; ++a) {
+            s[a] = g[a] - L::c(i, a);
+            if (s[a] < 0 || s[a] >= c.cells[a]) {
+              beyondFace = beyondFace || !c.periodic[a];
+              s[a] = (s[a] + c.cells[a]) % c.cells[a];
+            }
+            solid[a] = s[a] + 0.5;
+            fluid[a] = solid[a] + L::c(i, a);
+          }
+          if (beyondFace) continue;
+          const std::uint8_t flag = flagAt(c, s[0], s[1], s[2]);
+          if (flag < kObstacleBase) continue;
+          const Obstacle& ob = c.obstacles[flag - kObstacleBase];
+          if (ob.boundary != ObstacleBoundary::Interpolated) continue;
+          // The fluid centre lies outside every obstacle and the solid one inside this one, so the segment enters
+          // it; a distance of 0 (rounding at a centre on the surface) would read as half-way, hence the floor.
+          const std::optional<double> t = periodicEntry(c, ob, fluid, solid);
+          if (!t)
+            throw std::logic_error(fmt::format("obstacle '{}': no surface between the cell centres ({}, {}, {}) and "
+                                               "({}, {}, {})",
+                                               ob.name, fluid[0], fluid[1], fluid[2], solid[0], solid[1], solid[2]));
+          q[i] = std::clamp(*t, 1e-9, 1.0);
+          any = true;
+        }
+        if (!any) continue;
+        out.cells.push_back(cell);
+        out.q.insert(out.q.end(), q.begin(), q.end());
+      }
+  return out;
 }
 
 // The process grid: device.ranks when the case gives it, else MPI_Dims_create's factors with the most ranks on the
@@ -195,6 +250,16 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part) {
           for (int a = 0; a < 3; ++a) s.velocity[3 * i + a] = c.initial.velocity[a];
         }
       }
+  const bool interpolated = std::any_of(c.obstacles.begin(), c.obstacles.end(), [](const Obstacle& ob) {
+    return ob.boundary == ObstacleBoundary::Interpolated;
+  });
+  if (interpolated) {
+    switch (c.lattice) {
+      case LatticeKind::D2Q9: s.curved = curvedLinks<D2Q9>(c, part, d, s.flags); break;
+      case LatticeKind::D3Q19: s.curved = curvedLinks<D3Q19>(c, part, d, s.flags); break;
+      case LatticeKind::D3Q27: s.curved = curvedLinks<D3Q27>(c, part, d, s.flags); break;
+    }
+  }
   return s;
 }
 
@@ -246,6 +311,11 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
                                  c.sourceFile.empty() ? "" : c.sourceFile + ": 'obstacles': ", names));
   }
   if (plan_.backend == Backend::Cuda) {
+    for (const Obstacle& ob : c.obstacles)
+      if (ob.boundary == ObstacleBoundary::Interpolated)
+        throw InputError(fmt::format("{}obstacle '{}': boundary: interpolated runs on the cpu backend only so far; "
+                                     "run with --backend cpu, or give the obstacle boundary: staircase",
+                                     c.sourceFile.empty() ? "" : c.sourceFile + ": ", ob.name));
     planLbmKernels(plan_, setup);
     backend_ = makeCudaBackend(setup, plan_);
   } else {

@@ -58,7 +58,8 @@ class CpuLbm final : public LbmBackend {
         stride_(populationStride(s.domain.cells)),
         storage_(std::make_unique_for_overwrite<T[]>(2 * L::Q * stride_ + kLatticeShift)),
         f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles),
-        haloAll_(s.haloAllPopulations), bulkRuns_(ownedRows()) {
+        haloAll_(s.haloAllPopulations), bulkRuns_(ownedRows()), curvedCells_(s.curved.cells),
+        curvedQ_(s.curved.q.begin(), s.curved.q.end()) {
     // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly. The
     // arrays are first written here, row by row by the threads and schedule of step(), so that on a NUMA machine
     // each row's pages sit on the node of the thread that updates it. Both arrays alike: the slots no step writes
@@ -92,9 +93,11 @@ class CpuLbm final : public LbmBackend {
 
   std::string name() const override { return "cpu"; }
   std::string description() const override {
-    return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}", omp_get_max_threads(), L::name,
+    return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}{}", omp_get_max_threads(), L::name,
                        sizeof(T) == 8 ? "double" : "single",
-                       bulkCells() ? "bulk cells in vectorised rows" : "per cell");
+                       bulkCells() ? "bulk cells in vectorised rows" : "per cell",
+                       curvedCells_.empty() ? ""
+                                            : fmt::format(", interpolated bounce-back at {} cells", curvedCells_.size()));
   }
 
   // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population
@@ -291,6 +294,13 @@ class CpuLbm final : public LbmBackend {
     return forced ? updateBulkRun<L, T, false, true> : updateBulkRun<L, T, false, false>;
   }
 
+  // The wall distances of cell c's links (CurvedLinks), or null when it has none.
+  const T* curvedQ(long long c) const {
+    const auto it = std::lower_bound(curvedCells_.begin(), curvedCells_.end(), c);
+    if (it == curvedCells_.end() || *it != c) return nullptr;
+    return curvedQ_.data() + (it - curvedCells_.begin()) * L::Q;
+  }
+
   bool ownsIndex(long long c) const {
     const long long nx = p_.n[0], ny = p_.n[1];
     return p_.owns(static_cast<int>(c % nx), static_cast<int>((c / nx) % ny), static_cast<int>(c / (nx * ny)));
@@ -319,7 +329,27 @@ class CpuLbm final : public LbmBackend {
         const long long c = p_.index(x, y, z);
         if (flags[c] != kFluid) return;
         T f[L::Q];
-        gather<L, Forces>(p_, flags, load, x, y, z, c, f, onLink);
+        const T* q = curvedQ(c);
+        if (!q) {
+          gather<L, Forces>(p_, flags, load, x, y, z, c, f, onLink);
+        } else {
+          // The links into obstacles with interpolated bounce-back replace what gather() bounced half-way, and
+          // credit their obstacle with the momentum of the populations that actually crossed them.
+          const auto halfWayLink = [&](int ob, int i, T m) {
+            if (q[i] == T(0)) onLink(ob, i, m);
+          };
+          gather<L, Forces>(p_, flags, load, x, y, z, c, f, halfWayLink);
+          const int pos[3] = {x, y, z};
+          for (int i = 1; i < L::Q; ++i) {
+            if (q[i] == T(0)) continue;
+            f[i] = interpolatedBounce<L>(p_, flags, load, pos, c, i, q[i]);
+            if constexpr (Forces) {
+              long long solid = 0;
+              linkNeighbour<L>(p_, pos, i, -1, solid);
+              onLink(flags[solid] - kObstacleBase, i, f[i] + load(opposite(i), c) + T(2) * L::template w<T>(i));
+            }
+          }
+        }
         T rho, u[3];
         collide<L>(f, p_.collision, rho, u);
         for (int i = 0; i < L::Q; ++i) out[i * n + c] = f[i];
@@ -377,6 +407,8 @@ class CpuLbm final : public LbmBackend {
   bool haloAll_;
   std::vector<std::vector<BulkRun>> bulkRuns_;  // per owned row, z slowest; empty rows with CpuCellUpdate::PerCell
   BulkRunUpdate updateBulkRun_ = nullptr;
+  std::vector<long long> curvedCells_;  // LbmSetup::curved, in T
+  std::vector<T> curvedQ_;
   std::vector<T> outbox_[6], inbox_[6];
 };
 

@@ -1,0 +1,200 @@
+// Interpolated bounce-back: where a link between cell centres enters each obstacle shape (against distances worked
+// out by hand and against the shape's own equation), the wall distances buildSetup() gives every link, and the
+// solver with q = 1/2 everywhere against half-way bounce-back.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "CatchCompat.h"
+#include "core/lbm/ObstacleShapes.h"
+#include "io/CaseReader.h"
+#include "io/LbmCaseParser.h"
+#include "kernels/lbm/Lattice.h"
+#include "kernels/lbm/cpu/CpuLbmBackend.h"
+#include "solvers/lbm/LbmSimulation.h"
+
+using namespace hopsim;
+using namespace hopsim::lbm;
+
+namespace {
+
+Obstacle round(ShapeKind shape, Vec3 center, double radius, int axis = 2) {
+  Obstacle o;
+  o.shape = shape;
+  o.center = center;
+  o.radius = radius;
+  o.axis = axis;
+  return o;
+}
+
+Obstacle box(Vec3 min, Vec3 max) {
+  Obstacle o;
+  o.shape = ShapeKind::Box;
+  o.min = min;
+  o.max = max;
+  return o;
+}
+
+LbmCase parse(const std::string& text) { return io::parseLbmCase(io::CaseDocument::fromString(text, "case.yaml")); }
+
+// A 2-D channel around one obstacle, given as the YAML flow map of its entry.
+std::string channel(const std::string& obstacle, const std::string& cells = "[40, 24]") {
+  return "solver: lbm\nlattice: D2Q9\nprecision: double\ndomain: {cells: " + cells +
+         ", periodic: [x]}\nfluid: {tau: 0.7}\nbody_force: [1.0e-6, 0]\nboundaries:\n  y-: {type: wall}\n  y+: "
+         "{type: wall}\nobstacles:\n  - " +
+         obstacle + "\nrun: {steps: 1}\n";
+}
+
+}  // namespace
+
+TEST_CASE("segmentEntry: distances worked out by hand for each shape", "[unit][interpolated]") {
+  const auto near = [](std::optional<double> t, double expected) {
+    INFO("expected " << expected);
+    REQUIRE(t.has_value());
+    CHECK(std::abs(*t - expected) < 1e-14);
+  };
+  // Unit circle: along x from (2, 0) to (0.5, 0) it enters at x = 1; along the diagonal from (1, 1) at |p| = 1.
+  const Obstacle circle = round(ShapeKind::Circle, {0, 0, 0}, 1);
+  near(segmentEntry(circle, {2, 0, 0}, {0.5, 0, 0}, 2), 2.0 / 3.0);
+  near(segmentEntry(circle, {1, 1, 0}, {0, 0, 0}, 2), 1 - 1 / std::sqrt(2.0));
+  // A 2-D circle ignores z, a 3-D sphere does not.
+  near(segmentEntry(circle, {2, 0, 5}, {0.5, 0, -5}, 2), 2.0 / 3.0);
+  // Sphere of radius 2: from (3, 1, 1) to (1, 0, 0), (3 - 2t)^2 + 2 (1 - t)^2 = 4, 6 t^2 - 16 t + 7 = 0.
+  near(segmentEntry(round(ShapeKind::Sphere, {0, 0, 0}, 2), {3, 1, 1}, {1, 0, 0}, 3), (16 - std::sqrt(88.0)) / 12);
+  // Cylinder along z, radius 2 about (5, 5): the z component of the segment does not count.
+  near(segmentEntry(round(ShapeKind::Cylinder, {5, 5, 0}, 2), {8, 5, 3}, {6, 5, 2}, 3), 0.5);
+  // Cylinder along x: only y and z count.
+  near(segmentEntry(round(ShapeKind::Cylinder, {0, 5, 5}, 2, 0), {9, 5, 8}, {1, 5, 6}, 3), 0.5);
+  // Boxes: the latest entry over the slabs.
+  const Obstacle b2 = box({2, 3, 0}, {6, 8, 1});
+  near(segmentEntry(b2, {1.5, 2.5, 0.5}, {2.5, 3.5, 0.5}, 2), 0.5);
+  near(segmentEntry(b2, {7, 5, 0.5}, {5, 5, 0.5}, 2), 0.5);
+  near(segmentEntry(b2, {1.5, 2.9, 0.5}, {2.5, 3.9, 0.5}, 2), 0.5);  // x enters at 0.5, y at 0.1
+  near(segmentEntry(b2, {1.8, 2.5, 0.5}, {2.8, 3.5, 0.5}, 2), 0.5);  // x at 0.2, y at 0.5
+  const Obstacle b3 = box({0, 0, 0}, {4, 4, 4});
+  near(segmentEntry(b3, {5, 2, 2}, {3, 2, 2}, 3), 0.5);
+  near(segmentEntry(b3, {5, 5, 4.5}, {3.5, 3.5, 3.5}, 3), 2.0 / 3.0);
+  // Misses and a start inside.
+  CHECK_FALSE(segmentEntry(circle, {2, 2, 0}, {1.5, 2, 0}, 2).has_value());
+  CHECK_FALSE(segmentEntry(circle, {2, 0, 0}, {3, 0, 0}, 2).has_value());   // moving away
+  CHECK_FALSE(segmentEntry(circle, {3, 0, 0}, {2, 0, 0}, 2).has_value());   // short of it
+  CHECK_FALSE(segmentEntry(b3, {5, 5, 5}, {4.5, 6, 5}, 3).has_value());
+  CHECK(segmentEntry(circle, {0.5, 0, 0}, {0, 0, 0}, 2) == 0.0);
+  CHECK(segmentEntry(b3, {1, 1, 1}, {2, 2, 2}, 3) == 0.0);
+}
+
+TEST_CASE("segmentEntry: the entry point lies on the surface for every link into a circle and a sphere",
+          "[unit][interpolated]") {
+  // Every pair of cell centres one D3Q27 link apart, the first outside and the second inside: the entry point
+  // solves the shape's equation, and lies between them.
+  const Obstacle sphere = round(ShapeKind::Sphere, {10.3, 9.7, 10.1}, 4.37);
+  int links = 0;
+  double worst = 0;
+  for (int z = 3; z < 18; ++z)
+    for (int y = 3; y < 18; ++y)
+      for (int x = 3; x < 18; ++x) {
+        const Vec3 from{x + 0.5, y + 0.5, z + 0.5};
+        if (inside(sphere, from, 3)) continue;
+        for (int i = 1; i < D3Q27::Q; ++i) {
+          const Vec3 to{from[0] - D3Q27::c(i, 0), from[1] - D3Q27::c(i, 1), from[2] - D3Q27::c(i, 2)};
+          if (!inside(sphere, to, 3)) continue;
+          const auto t = segmentEntry(sphere, from, to, 3);
+          REQUIRE(t.has_value());
+          CHECK(*t > 0);
+          CHECK(*t <= 1);
+          double r2 = 0;
+          for (int a = 0; a < 3; ++a) {
+            const double p = from[a] + *t * (to[a] - from[a]) - sphere.center[a];
+            r2 += p * p;
+          }
+          worst = std::max(worst, std::abs(std::sqrt(r2) - sphere.radius));
+          ++links;
+        }
+      }
+  INFO("links " << links << ", largest |r - R| " << worst);
+  CHECK(links > 1000);
+  CHECK(worst < 1e-12);
+}
+
+TEST_CASE("buildSetup: a wall distance for every link into an interpolated obstacle, none for staircase ones",
+          "[unit][interpolated]") {
+  const LbmCase c = parse(channel("{name: disc, shape: circle, center: [15.3, 11.8], radius: 5.6, boundary: "
+                                  "interpolated}"));
+  const LbmSetup s = buildSetup(c);
+  const auto& d = s.domain;
+  REQUIRE(s.curved.q.size() == s.curved.cells.size() * D2Q9::Q);
+  // Count the links into the disc from the flags alone, and check each q puts the wall on the circle.
+  long long expected = 0, found = 0;
+  double worst = 0;
+  for (int y = 0; y < d.n[1]; ++y)
+    for (int x = 0; x < d.n[0]; ++x) {
+      const long long cell = d.index(x, y, 0);
+      if (s.flags[cell] != kFluid) continue;
+      for (int i = 1; i < D2Q9::Q; ++i) {
+        const int sx = x - D2Q9::c(i, 0), sy = y - D2Q9::c(i, 1);
+        if (sy < 0 || sy >= d.n[1]) continue;
+        expected += s.flags[d.index((sx + d.n[0]) % d.n[0], sy, 0)] == kObstacleBase;
+      }
+    }
+  for (std::size_t k = 0; k < s.curved.cells.size(); ++k) {
+    const long long cell = s.curved.cells[k];
+    CHECK((k == 0 || s.curved.cells[k - 1] < cell));
+    const double px = cell % d.n[0] + 0.5, py = cell / d.n[0] + 0.5;
+    for (int i = 1; i < D2Q9::Q; ++i) {
+      const double q = s.curved.q[k * D2Q9::Q + i];
+      if (q == 0) continue;
+      ++found;
+      CHECK(q > 0);
+      CHECK(q <= 1);
+      worst = std::max(worst, std::abs(std::hypot(px - q * D2Q9::c(i, 0) - 15.3, py - q * D2Q9::c(i, 1) - 11.8) - 5.6));
+    }
+  }
+  INFO("links into the disc " << expected << ", with a wall distance " << found << ", largest |r - R| " << worst);
+  CHECK(expected > 50);
+  CHECK(found == expected);
+  CHECK(worst < 1e-12);
+
+  CHECK(buildSetup(parse(channel("{name: disc, shape: circle, center: [15.3, 11.8], radius: 5.6}"))).curved.cells.empty());
+}
+
+TEST_CASE("buildSetup: a box across a periodic face meets its links where its image lies", "[unit][interpolated]") {
+  // A wall along the whole periodic x axis, its top at y = 3.3: every link from row y = 3 down into it crosses at
+  // q = 0.2 of the link, also the diagonal ones that wrap around x.
+  const LbmCase c = parse(channel("{name: floor, shape: box, min: [0, 0], max: [6, 3.3], boundary: interpolated}",
+                                  "[6, 12]"));
+  const LbmSetup s = buildSetup(c);
+  REQUIRE(s.curved.cells.size() == 6);
+  for (std::size_t k = 0; k < 6; ++k) {
+    CHECK(s.curved.cells[k] == 3 * 6 + static_cast<long long>(k));
+    for (int i = 1; i < D2Q9::Q; ++i) {
+      INFO("cell " << k << ", link " << i);
+      CHECK(std::abs(s.curved.q[k * D2Q9::Q + i] - (D2Q9::c(i, 1) == 1 ? 0.2 : 0.0)) < 1e-12);
+    }
+  }
+}
+
+TEST_CASE("Interpolated bounce-back with every wall half a link away is half-way bounce-back, bitwise",
+          "[unit][interpolated]") {
+  // Boxes whose faces lie on cell faces put every wall at q = 1/2, where the interpolation gives back the half-way
+  // population exactly: fields and forces must not change by a bit.
+  const std::string obstacles = "{name: block, shape: box, min: [10, 6], max: [16, 13]";
+  LbmCase stairs = parse(channel(obstacles + "}"));
+  LbmCase curved = parse(channel(obstacles + ", boundary: interpolated}"));
+  LbmSimulation a(stairs, Backend::Cpu), b(curved, Backend::Cpu);
+  REQUIRE(buildSetup(curved).curved.cells.size() > 20);
+  a.advance(200, true);
+  b.advance(200, true);
+  std::vector<double> ra, ua, rb, ub;
+  a.fields(ra, ua);
+  b.fields(rb, ub);
+  REQUIRE(ua.size() == ub.size());
+  long long differ = 0;
+  for (std::size_t k = 0; k < ua.size(); ++k) differ += std::bit_cast<std::uint64_t>(ua[k]) != std::bit_cast<std::uint64_t>(ub[k]);
+  for (std::size_t k = 0; k < ra.size(); ++k) differ += std::bit_cast<std::uint64_t>(ra[k]) != std::bit_cast<std::uint64_t>(rb[k]);
+  CHECK(differ == 0);
+  const auto fa = a.forces()[0], fb = b.forces()[0];
+  CHECK(std::abs(fa[0]) > 0);
+  for (int k = 0; k < 3; ++k) CHECK(std::bit_cast<std::uint64_t>(fa[k]) == std::bit_cast<std::uint64_t>(fb[k]));
+}
