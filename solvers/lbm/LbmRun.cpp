@@ -177,10 +177,15 @@ void logParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& si
 }  // namespace
 
 std::string reynoldsDescription(const LbmCase& c) {
+  // U and L quoted as the case gives them: m/s and m in a case with units.
+  const UnitSystem& u = c.units;
+  const auto si = [&](Quantity q) { return u.isPhysical() ? std::string(" ") + u.unit(q) : std::string(); };
   if (c.output.forces.every > 0 && c.output.forces.refVelocity > 0) {
     const double L = c.dimensions == 2 ? c.output.forces.refLength : std::sqrt(c.output.forces.refLength);
-    return fmt::format("{:.4g} (U = {:.4g}, L = {:.4g} from output.forces.reference)",
-                       c.output.forces.refVelocity * L / c.viscosity, c.output.forces.refVelocity, L);
+    return fmt::format("{:.4g} (U = {:.4g}{}, L = {:.4g}{} from output.forces.reference)",
+                       c.output.forces.refVelocity * L / c.viscosity,
+                       u.toPhysical(Quantity::Velocity, c.output.forces.refVelocity), si(Quantity::Velocity),
+                       u.toPhysical(Quantity::Length, L), si(Quantity::Length));
   }
   for (int f = 0; f < 2 * c.dimensions; ++f) {
     const FaceBoundary& b = c.faces[f];
@@ -190,6 +195,10 @@ std::string reynoldsDescription(const LbmCase& c) {
     for (int a = 0; a < 3; ++a)
       if (std::abs(b.velocity[a]) > std::abs(b.velocity[axis])) axis = a;
     const double U = norm(b.velocity);
+    if (u.isPhysical())
+      return fmt::format("{:.4g} (U = {:.4g} m/s of the {} wall, L = {:.4g} m)", U * c.cells[axis] / c.viscosity,
+                         u.toPhysical(Quantity::Velocity, U), faceName(f),
+                         u.toPhysical(Quantity::Length, static_cast<double>(c.cells[axis])));
     return fmt::format("{:.4g} (U = {:.4g} of the {} wall, L = {} cells)", U * c.cells[axis] / c.viscosity, U,
                        faceName(f), c.cells[axis]);
   }
