@@ -768,6 +768,17 @@ void checkLatticeMach(const CaseNode& root, const LbmCase& c) {
   else
     consider(norm(c.initial.velocity), findPath(root, {"initial", "velocity"}));
   const double mach = speed * std::sqrt(3.0);
+  if (c.units.isPhysical() && c.units.scales().mach > kMachWarning && (!where || mach <= kMachWarning)) {
+    // No imposed speed is that fast (a flow driven by a body force), but U, the flow's own scale, is.
+    const auto at = findPath(root, {"units", "mach"}) ? findPath(root, {"units", "mach"})
+                                                      : findPath(root, {"units", "lattice_velocity"});
+    (at ? *at : root)
+        .warn(fmt::format("units.mach = {:.3g} (the lattice Mach number of units.velocity) is above {}: the "
+                          "compressibility error grows as Ma^2 (about {:.2g}% at U); lower it to {} or less and raise "
+                          "units.resolution in proportion to keep tau",
+                          c.units.scales().mach, kMachWarning,
+                          100 * lbm::UnitSystem::compressibilityError(c.units.scales().mach), kMachWarning));
+  }
   if (!where || mach <= kMachWarning) return;
   if (c.units.isPhysical()) {
     // The case's speeds are in m/s: the lattice Mach number follows from units.mach, and lowering it is the fix

@@ -304,6 +304,13 @@ TEST_CASE("tau near 1/2 and Mach above 0.1 in a case with units are warned about
                 "raise units.resolution from 20 to");
   // The inflow's peak at Ma 0.11 (1.5 U at units.mach 0.075).
   expectWarning(edited(kSI, "mach: 0.05", "mach: 0.075"), 6, "[0.3", "lower units.mach from 0.075 to 0.066");
+  // A flow driven by a body force imposes no speed: U's own Mach number is checked.
+  const std::string driven =
+      "solver: lbm\nlattice: D2Q9\n"
+      "units: {length: 0.1, velocity: 0.2, reynolds: 10, density: 1000, resolution: 16, mach: 0.15}\n"
+      "domain: {size: [0.1, 0.1], periodic: [x]}\nbody_force: [0.01, 0]\n"
+      "boundaries:\n  y-: {type: wall}\n  y+: {type: wall}\nrun: {steps: 10}\n";
+  expectWarning(driven, 3, "0.15", "units.mach = 0.15 (the lattice Mach number of units.velocity) is above 0.1");
 }
 
 TEST_CASE("a run of a case with units writes SI fields, observables and forces", "[unit][units][writers]") {
