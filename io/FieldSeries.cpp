@@ -119,8 +119,11 @@ std::filesystem::path SeriesIndex::piecePath(long long step, int piece, const st
 void SeriesIndex::add(long long step, double time, const std::vector<FieldView>& fields,
                       std::vector<GridBlock> pieces) {
   stepFileName(base_, step, "");  // throws for a negative step
-  Entry entry{step, time, {}, std::move(pieces)};
-  for (const auto& f : fields) entry.fields.emplace_back(f.name, f.components);
+  Entry entry{step, time, {}, {}, std::move(pieces)};
+  for (const auto& f : fields) {
+    entry.fields.emplace_back(f.name, f.components);
+    entry.units.push_back(f.units);
+  }
   auto same = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.step == step; });
   if (same != entries_.end())
     *same = std::move(entry);

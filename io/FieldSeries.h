@@ -17,6 +17,7 @@ struct GridGeometry {
   int dimensions = 3;                        // 2 or 3
   std::array<double, 3> origin{0, 0, 0};
   double spacing = 1.0;
+  std::string lengthUnit;  // of origin and spacing, e.g. "m"; empty: none stated (lattice units)
 
   long long cellCount() const { return cells[0] * cells[1] * cells[2]; }
 };
@@ -37,6 +38,7 @@ struct FieldView {
   int components = 1;              // 1 (scalar) or 3 (vector: data[cell * 3 + c])
   const double* data = nullptr;    // double-precision values, or
   const float* floats = nullptr;   // single-precision values
+  std::string units;               // e.g. "m/s", written beside the values where the format allows; empty: none
 };
 
 // `fields` with every single-precision field widened to double (exactly: a float is a double), the values kept in
@@ -103,6 +105,7 @@ class SeriesIndex {
     long long step;
     double time;
     std::vector<std::pair<std::string, int>> fields;  // name, components
+    std::vector<std::string> units;                   // each field's units ("" when none)
     // How the step's files split the grid: empty, one file of the whole grid (<base>_<step>.h5); else one file per
     // block (<base>_<step>/r<k>.h5). A restarted run lists steps written by another number of ranks as they were.
     std::vector<GridBlock> pieces;

@@ -66,6 +66,19 @@ std::array<hsize_t, 4> chunkShape(const hsize_t dims[4], int rank, std::size_t v
   return chunk;
 }
 
+// A fixed-length string attribute on `object` (h5py reads it as bytes, ParaView's HDF5 view as text).
+void writeStringAttribute(hid_t object, const char* name, const std::string& value,
+                          const std::filesystem::path& path, const std::string& what) {
+  using h5::own;
+  auto type = own(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy", path, what);
+  h5::checkStatus(H5Tset_size(type.get(), std::max<std::size_t>(1, value.size())), "H5Tset_size", path, what);
+  h5::checkStatus(H5Tset_strpad(type.get(), H5T_STR_NULLPAD), "H5Tset_strpad", path, what);
+  auto scalar = own(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate", path, what);
+  auto attr = own(H5Acreate2(object, name, type.get(), scalar.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose, "H5Acreate2",
+                  path, what);
+  h5::checkStatus(H5Awrite(attr.get(), type.get(), value.c_str()), "H5Awrite", path, what);
+}
+
 // One HDF5 file of `cells` cells; `block` (a piece of a split grid, in a file of its own) adds the attributes first
 // and grid_cells. Without compression each dataset is contiguous and written by one H5Dwrite of all its values (no
 // type conversion where the values are already in the file's precision: one large block); with it (gzip level
@@ -122,6 +135,8 @@ void writeStepFile(const std::filesystem::path& path, const std::array<long long
     auto dset = own(H5Dcreate2(file.get(), f.name.c_str(), fileType, space.get(), H5P_DEFAULT, create.get(),
                                H5P_DEFAULT),
                     H5Dclose, "H5Dcreate2", path, what);
+    // Every rank creates the same attributes (parallel HDF5 wants it so): the units are the same everywhere.
+    if (!f.units.empty()) writeStringAttribute(dset.get(), "units", f.units, path, what + " (attribute units)");
     if (!access.part) {
       // HDF5 converts on the way where the values are not in the file's precision (doubles into a single-precision
       // file); floats into a single-precision file go out as they are.
@@ -185,9 +200,11 @@ namespace {
 
 // One <Grid GridType="Uniform"> of `cells` cells whose first cell's corner is at `origin`, its fields read from
 // `file` (relative to the .xmf); every line indented by `indent`.
+// Units (of the geometry, of each field) go into XDMF's own <Information> elements, which readers pass over.
 std::string uniformGrid(const std::string& name, const std::string& indent, const std::optional<double>& time,
                         const std::array<long long, 3>& c, const std::array<double, 3>& o, double h, int precision,
-                        const std::string& file, const std::vector<std::pair<std::string, int>>& fields) {
+                        const std::string& file, const std::vector<std::pair<std::string, int>>& fields,
+                        const std::vector<std::string>& units, const std::string& lengthUnit) {
   std::string out;
   out += fmt::format("{}<Grid Name=\"{}\" GridType=\"Uniform\">\n", indent, name);
   if (time) out += fmt::format("{}  <Time Value=\"{}\"/>\n", indent, *time);
@@ -203,8 +220,10 @@ std::string uniformGrid(const std::string& name, const std::string& indent, cons
       "{}    <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" Precision=\"8\" "
       "Format=\"XML\">{} {} {}</DataItem>\n",
       indent, h, h, h);
+  if (!lengthUnit.empty()) out += fmt::format("{}    <Information Name=\"units\" Value=\"{}\"/>\n", indent, lengthUnit);
   out += fmt::format("{}  </Geometry>\n", indent);
-  for (const auto& [field, components] : fields) {
+  for (std::size_t k = 0; k < fields.size(); ++k) {
+    const auto& [field, components] = fields[k];
     const bool vector = components == 3;
     out += fmt::format("{}  <Attribute Name=\"{}\" AttributeType=\"{}\" Center=\"Cell\">\n", indent, field,
                        vector ? "Vector" : "Scalar");
@@ -212,6 +231,8 @@ std::string uniformGrid(const std::string& name, const std::string& indent, cons
         "{}    <DataItem Dimensions=\"{} {} {}{}\" NumberType=\"Float\" Precision=\"{}\" "
         "Format=\"HDF\">{}:/{}</DataItem>\n",
         indent, c[2], c[1], c[0], vector ? " 3" : "", precision, file, field);
+    if (k < units.size() && !units[k].empty())
+      out += fmt::format("{}    <Information Name=\"units\" Value=\"{}\"/>\n", indent, units[k]);
     out += fmt::format("{}  </Attribute>\n", indent);
   }
   out += fmt::format("{}</Grid>\n", indent);
@@ -232,7 +253,7 @@ std::string xdmfText(const SeriesIndex& series, const GridGeometry& grid, bool s
   for (const auto& e : series.entries()) {
     if (e.pieces.empty()) {
       out += uniformGrid(fmt::format("step_{}", e.step), "      ", e.time, grid.cells, grid.origin, grid.spacing,
-                         precision, stepFileName(base, e.step, ".h5"), e.fields);
+                         precision, stepFileName(base, e.step, ".h5"), e.fields, e.units, grid.lengthUnit);
       continue;
     }
     out += fmt::format("      <Grid Name=\"step_{}\" GridType=\"Collection\" CollectionType=\"Spatial\">\n",
@@ -243,7 +264,8 @@ std::string xdmfText(const SeriesIndex& series, const GridGeometry& grid, bool s
       std::array<double, 3> origin{};
       for (int a = 0; a < 3; ++a) origin[a] = grid.origin[a] + static_cast<double>(k.first[a]) * h;
       out += uniformGrid(fmt::format("step_{}_r{}", e.step, b), "        ", std::nullopt, k.count, origin, h,
-                         precision, pieceFileName(base, e.step, static_cast<int>(b), ".h5"), e.fields);
+                         precision, pieceFileName(base, e.step, static_cast<int>(b), ".h5"), e.fields, e.units,
+                         grid.lengthUnit);
     }
     out += "      </Grid>\n";
   }

@@ -26,6 +26,13 @@ using lbm::Vec3;
 namespace {
 
 constexpr double kMachWarning = 0.1;
+// units.mach when a case in SI gives neither it nor units.lattice_velocity. LBM's compressibility error grows as Ma^2:
+// the Schaefer-Turek cylinder's drag (D = 40 cells) came out 2.6% high at an inflow peak of Ma 0.13 and 1.0% high at
+// Ma 0.065. Ma 0.05 for U keeps a parabolic inlet's peak (1.5 U) at Ma 0.075, an error below a per cent, while dt,
+// proportional to Ma, keeps the step count within a factor 2 of the largest usable Mach number.
+constexpr double kDefaultMach = 0.05;
+// What the tau warning's suggested resolution or Mach number aims at: clear of the warning, not just at it.
+constexpr double kTauTarget = 0.52;
 constexpr double kMachError = 0.3;
 // Below this tau the non-hydrodynamic modes are barely damped and BGK/TRT runs blow up at the first sharp feature.
 constexpr double kTauWarning = 0.51;
@@ -42,6 +49,15 @@ struct Shape {
   int dims = 2;
   std::string lattice;
   std::array<long long, 3> cells{1, 1, 1};
+  lbm::UnitSystem units;  // lattice units (the identity) unless the case has a units section
+};
+
+// What the units section says about the viscosity, which readFluid needs: a case in SI gives it once, in units or
+// in fluid.
+struct UnitsSection {
+  std::optional<CaseNode> node;         // the units map, when given
+  std::optional<double> viscosity;      // m^2/s, from units.viscosity or units.reynolds
+  std::optional<CaseNode> viscosityAt;  // that key
 };
 
 // "[nx, ny, ...]" of the first `count` entries of domain.cells, for messages.
@@ -66,6 +82,18 @@ Vec3 readVector(const CaseNode& n, const Shape& s) {
   Vec3 v{};
   for (int a = 0; a < s.dims; ++a) v[a] = n[a].number();
   return v;
+}
+
+// A dimensional vector: SI in a case with units (converted to lattice units here), lattice units otherwise.
+Vec3 readVector(const CaseNode& n, const Shape& s, lbm::Quantity q) {
+  Vec3 v = readVector(n, s);
+  for (int a = 0; a < s.dims; ++a) v[a] = s.units.toLattice(q, v[a]);
+  return v;
+}
+
+// " m/s" after a value in a case with units, "" in lattice units: messages quote values in the case's own units.
+std::string unitSuffix(const Shape& s, lbm::Quantity q) {
+  return s.units.isPhysical() ? std::string(" ") + s.units.unit(q) : std::string();
 }
 
 // A whole number in [min, INT_MAX]; `meaning` explains the lower limit.
@@ -140,26 +168,88 @@ void readCollision(const CaseNode& root, LbmCase& c) {
   }
 }
 
+// units: the case in SI (README, "Physical units"): L, U, rho_ref, cells per L, the Mach number of U (or the lattice
+// velocity) and the viscosity (or the Reynolds number). Read before every dimensional value, which it converts.
+UnitsSection readUnits(const CaseNode& root, LbmCase& c, Shape& s) {
+  UnitsSection u;
+  u.node = root.find("units");
+  if (!u.node) return u;
+  const CaseNode& n = *u.node;
+  n.checkKeys({"length", "velocity", "density", "resolution", "mach", "lattice_velocity", "viscosity", "reynolds"});
+  lbm::UnitScales scales;
+  scales.length = n.at("length").positive();
+  scales.velocity = n.at("velocity").positive();
+  scales.density = n.at("density").positive();
+  scales.resolution = n.at("resolution").positive();
+  const auto mach = n.find("mach");
+  const auto latticeVelocity = n.find("lattice_velocity");
+  if (mach && latticeVelocity)
+    latticeVelocity->fail("give units.mach or units.lattice_velocity, not both (lattice velocity = Ma / sqrt(3))");
+  scales.mach = kDefaultMach;
+  if (mach) scales.mach = mach->positive();
+  if (latticeVelocity) scales.mach = latticeVelocity->positive() / lbm::kLatticeSoundSpeed;
+  if (scales.mach > kMachError)
+    (mach ? *mach : *latticeVelocity)
+        .fail(fmt::format("the lattice Mach number of units.velocity is {:.3g}, above {}, where lattice Boltzmann is "
+                          "neither accurate nor stable; give units.mach below {} (default {})",
+                          scales.mach, kMachError, kMachWarning, kDefaultMach));
+  const auto nu = n.find("viscosity");
+  const auto re = n.find("reynolds");
+  if (nu && re) re->fail("give units.viscosity or units.reynolds, not both (Re = U L / nu with units.velocity and "
+                         "units.length)");
+  if (nu) u.viscosity = nu->positive();
+  if (re) u.viscosity = scales.velocity * scales.length / re->positive();
+  u.viscosityAt = nu ? nu : re;
+  c.units = lbm::UnitSystem::physical(scales, s.dims);
+  s.units = c.units;
+  return u;
+}
+
+// domain.size[a] in metres as a whole number of cells of dx; an error names the sizes next to it that fit.
+long long cellsFromSize(const CaseNode& n, int axis, const Shape& s) {
+  const double size = n.positive();
+  const double dx = s.units.dx();
+  const double ratio = size / dx;
+  const double whole = std::round(ratio);
+  if (whole >= 1 && std::abs(ratio - whole) <= 1e-6) return static_cast<long long>(whole);
+  const double below = std::max(1.0, std::floor(ratio));
+  const double above = std::max(below + 1, std::ceil(ratio));
+  n.fail(fmt::format("'{}' = {} m is {:.6g} cells of dx = {:.6g} m (units.length / units.resolution), not a whole "
+                     "number along {}; sizes that fit: {:.6g} m ({} cells) or {:.6g} m ({} cells), or change "
+                     "units.resolution",
+                     n.path(), size, ratio, dx, kAxis[axis], below * dx, below, above * dx, above));
+}
+
 void readDomain(const CaseNode& root, LbmCase& c, Shape& s) {
   const CaseNode domain = root.at("domain");
-  domain.checkKeys({"cells", "periodic"});
-  const CaseNode cells = domain.at("cells");
+  domain.checkKeys({"cells", "size", "periodic"});
+  // A case in SI gives the domain in metres; cells in such a case (or metres without units) mixes the two.
+  const bool si = s.units.isPhysical();
+  if (si && domain.find("cells"))
+    domain.find("cells")->fail(fmt::format("domain.cells is in lattice units, but this case has a units section: give "
+                                           "domain.size in metres (cells = size / dx, dx = {:.6g} m)",
+                                           s.units.dx()));
+  if (!si && domain.find("size"))
+    domain.find("size")->fail("domain.size is in metres and needs a units section (README, \"Physical units\"); "
+                              "without one give domain.cells");
+  const CaseNode cells = domain.at(si ? "size" : "cells");
   const std::size_t count = cells.size();
   if (count != static_cast<std::size_t>(s.dims))
-    cells.fail(fmt::format("'domain.cells' has {} number{} but {} is a {}D lattice: give {} (cells along {})", count,
-                           count == 1 ? "" : "s", s.lattice, s.dims, s.dims, axesList(s.dims)));
+    cells.fail(fmt::format("'{}' has {} number{} but {} is a {}D lattice: give {} ({} along {})", cells.path(), count,
+                           count == 1 ? "" : "s", s.lattice, s.dims, s.dims, si ? "metres" : "cells",
+                           axesList(s.dims)));
   long long total = 1;
   for (int a = 0; a < s.dims; ++a) {
     const CaseNode n = cells[a];
-    const long long v = n.integer();
+    const long long v = si ? cellsFromSize(n, a, s) : n.integer();
     if (v < 1) n.fail(fmt::format("'{}' = {} must be at least 1 (cells along {})", n.path(), v, kAxis[a]));
     if (v > kMaxCellsPerAxis)
       n.fail(fmt::format("'{}' = {} is too large; at most {} cells along an axis", n.path(), v, kMaxCellsPerAxis));
     c.cells[a] = v;
     // Compared before multiplying: three axes of up to 2^24 cells overflow a 64-bit product.
     if (total > kMaxCells / v)
-      cells.fail(fmt::format("the domain {} has more than {} cells; that cannot be run", cellsList(cells, a + 1),
-                             kMaxCells));
+      cells.fail(fmt::format("the domain {} has more than {} cells; that cannot be run",
+                             si ? fmt::format("of {} x ... cells", total) : cellsList(cells, a + 1), kMaxCells));
     total *= v;
   }
   c.cells[2] = s.dims == 2 ? 1 : c.cells[2];
@@ -207,6 +297,46 @@ void readFluid(const CaseNode& root, LbmCase& c) {
                            c.tau, c.viscosity, kTauWarning));
 }
 
+// The warning for a case in SI whose tau is close to 1/2: tau - 1/2 = 3 nu dt / dx^2 grows in proportion to
+// units.resolution and units.mach, so it names the resolution, or the Mach number, that lifts tau to kTauTarget.
+std::string tauFixForUnits(const LbmCase& c) {
+  const lbm::UnitScales& u = c.units.scales();
+  const double k = (kTauTarget - 0.5) / (c.tau - 0.5);
+  const double mach = u.mach * k;
+  const std::string resolution =
+      fmt::format("raise units.resolution from {:.4g} to {:.4g}", u.resolution, std::ceil(u.resolution * k));
+  // A Mach number past the warning trades the stability problem for a compressibility error: not offered.
+  if (mach > kMachWarning)
+    return fmt::format("{} (units.mach would have to reach {:.3g}, above {})", resolution, mach, kMachWarning);
+  return fmt::format("{}, or units.mach from {:.3g} to {:.3g}", resolution, u.mach, mach);
+}
+
+// fluid in a case with units: optional, and only the viscosity, in m^2/s, given once in units or here.
+void readFluidWithUnits(const CaseNode& root, LbmCase& c, const Shape& s, const UnitsSection& units) {
+  std::optional<CaseNode> nu;
+  if (const auto fluid = root.find("fluid")) {
+    fluid->checkKeys({"viscosity", "tau"});
+    if (const auto tau = fluid->find("tau"))
+      tau->fail("fluid.tau is in lattice units, but this case has a units section: tau follows from the viscosity, "
+                "units.resolution and units.mach (tau = 3 nu dt / dx^2 + 1/2); give the viscosity in m^2/s as "
+                "units.viscosity, units.reynolds or fluid.viscosity");
+    nu = fluid->find("viscosity");
+  }
+  if (nu && units.viscosityAt)
+    nu->fail(fmt::format("the viscosity is given twice, as fluid.viscosity and as {}; give one", units.viscosityAt->path()));
+  if (!nu && !units.viscosityAt)
+    units.node->fail("the case has units but no viscosity: give units.viscosity (m^2/s), units.reynolds (with "
+                     "units.velocity and units.length) or fluid.viscosity (m^2/s)");
+  const double si = nu ? nu->positive() : *units.viscosity;
+  c.viscosity = s.units.toLattice(lbm::Quantity::Viscosity, si);
+  c.tau = lbm::tauFromViscosity(c.viscosity);
+  if (c.tau < kTauWarning)
+    (nu ? *nu : *units.viscosityAt)
+        .warn(fmt::format("tau = {:.5g} (lattice viscosity {:.3g} = nu dt / dx^2) is below {}: the collision is close "
+                          "to its stability limit; {}",
+                          c.tau, c.viscosity, kTauWarning, tauFixForUnits(c)));
+}
+
 lbm::FaceBoundary readBoundary(const CaseNode& entry, int face, const Shape& s) {
   const int axis = face / 2;
   const char* name = lbm::faceName(face);
@@ -223,11 +353,11 @@ lbm::FaceBoundary readBoundary(const CaseNode& entry, int face, const Shape& s) 
     entry.checkKeys({"type", "velocity"});
     b.type = BoundaryType::MovingWall;
     const CaseNode v = entry.at("velocity");
-    b.velocity = readVector(v, s);
+    b.velocity = readVector(v, s, lbm::Quantity::Velocity);
     if (b.velocity[axis] != 0)
       v[axis].fail(fmt::format("a moving wall slides in its own plane: the {} component of the velocity of face {} "
                                "must be 0, found {}",
-                               kAxis[axis], name, b.velocity[axis]));
+                               kAxis[axis], name, v[axis].number()));
   } else if (type == "velocity_inlet") {
     entry.checkKeys({"type", "velocity", "profile"});
     b.type = BoundaryType::VelocityInlet;
@@ -235,17 +365,37 @@ lbm::FaceBoundary readBoundary(const CaseNode& entry, int face, const Shape& s) 
       b.profile = p->choice({"uniform", "parabolic"}) == "parabolic" ? lbm::InletProfile::Parabolic
                                                                       : lbm::InletProfile::Uniform;
     const CaseNode v = entry.at("velocity");
-    b.velocity = readVector(v, s);
+    b.velocity = readVector(v, s, lbm::Quantity::Velocity);
     const double inward = (face % 2 == 0 ? 1.0 : -1.0) * b.velocity[axis];
     if (!(inward > 0))
       v.warn(fmt::format("the velocity of inlet {} does not point into the domain ({} component {}); an inlet on {} "
                          "needs a {} {} component",
-                         name, kAxis[axis], b.velocity[axis], name, face % 2 == 0 ? "positive" : "negative",
+                         name, kAxis[axis], v[axis].number(), name, face % 2 == 0 ? "positive" : "negative",
                          kAxis[axis]));
   } else {
-    entry.checkKeys({"type", "density"});
+    entry.checkKeys({"type", "density", "pressure"});
     b.type = BoundaryType::PressureOutlet;
-    if (const auto d = entry.find("density")) b.density = d->positive();
+    // A case in SI sets the outlet's pressure in Pa relative to the reference (p = 0: the reference density);
+    // lattice-unit cases set its lattice density.
+    const bool si = s.units.isPhysical();
+    const auto d = entry.find("density");
+    const auto p = entry.find("pressure");
+    if (si && d)
+      d->fail(fmt::format("boundaries.{}.density is in lattice units, but this case has a units section: give "
+                          "pressure in Pa relative to the reference (0 = units.density)",
+                          name));
+    if (!si && p)
+      p->fail(fmt::format("boundaries.{}.pressure is in Pa and needs a units section (README, \"Physical units\"); "
+                          "without one give density (lattice units)",
+                          name));
+    if (d) b.density = d->positive();
+    if (p) {
+      b.density = s.units.densityFromPressure(p->number());
+      if (!(b.density > 0))
+        p->fail(fmt::format("boundaries.{}.pressure = {} Pa is below -{:.6g} Pa, where the lattice density would be "
+                            "0 or less (p = c_s^2 (rho - rho_ref))",
+                            name, p->number(), -s.units.pressureFromDensity(0.0)));
+    }
   }
   return b;
 }
@@ -339,24 +489,26 @@ lbm::Obstacle readObstacle(const CaseNode& node, std::size_t index, const Shape&
                           o.name));
   }
 
-  // Each axis's extent against [0, n]; a cylinder is unbounded along its own axis.
+  // Each axis's extent against [0, n]; a cylinder is unbounded along its own axis. Quoted in the case's units.
   auto checkInside = [&](int axis, double lo, double hi, const CaseNode& at) {
     if (lo >= 0 && hi <= static_cast<double>(s.cells[axis])) return;
-    at.fail(fmt::format("obstacle '{}' spans {} = {} .. {}, outside the domain {} = 0 .. {}; an obstacle must lie "
-                        "inside the domain",
-                        o.name, kAxis[axis], lo, hi, kAxis[axis], s.cells[axis]));
+    const auto length = [&](double v) { return s.units.toPhysical(lbm::Quantity::Length, v); };
+    at.fail(fmt::format("obstacle '{}' spans {} = {:.6g} .. {:.6g}{}, outside the domain {} = 0 .. {:.6g}; an obstacle "
+                        "must lie inside the domain",
+                        o.name, kAxis[axis], length(lo), length(hi), unitSuffix(s, lbm::Quantity::Length), kAxis[axis],
+                        length(static_cast<double>(s.cells[axis]))));
   };
 
   if (shape == "box") {
     o.shape = lbm::ShapeKind::Box;
     const CaseNode minNode = node.at("min");
     const CaseNode maxNode = node.at("max");
-    o.min = readVector(minNode, s);
-    o.max = readVector(maxNode, s);
+    o.min = readVector(minNode, s, lbm::Quantity::Length);
+    o.max = readVector(maxNode, s, lbm::Quantity::Length);
     for (int a = 0; a < s.dims; ++a) {
       if (!(o.min[a] < o.max[a]))
         maxNode[a].fail(fmt::format("box '{}': max {} = {} must be greater than min {} = {}", o.name, kAxis[a],
-                                    o.max[a], kAxis[a], o.min[a]));
+                                    maxNode[a].number(), kAxis[a], minNode[a].number()));
       checkInside(a, o.min[a], o.max[a], o.min[a] < 0 ? minNode[a] : maxNode[a]);
     }
     if (s.dims == 2) o.max[2] = 1;  // the 2D slab is [0, 1) in z
@@ -366,8 +518,8 @@ lbm::Obstacle readObstacle(const CaseNode& node, std::size_t index, const Shape&
   o.shape = shape == "circle" ? lbm::ShapeKind::Circle : shape == "sphere" ? lbm::ShapeKind::Sphere
                                                                             : lbm::ShapeKind::Cylinder;
   const CaseNode centerNode = node.at("center");
-  o.center = readVector(centerNode, s);
-  o.radius = node.at("radius").positive();
+  o.center = readVector(centerNode, s, lbm::Quantity::Length);
+  o.radius = s.units.toLattice(lbm::Quantity::Length, node.at("radius").positive());
   if (shape == "cylinder") {
     o.axis = 2;
     if (const auto a = node.find("axis")) o.axis = a->choice({"x", "y", "z"})[0] - 'x';
@@ -416,20 +568,56 @@ void readInitial(const CaseNode& root, LbmCase& c, const Shape& s) {
                                 "initial field",
                                 key));
     tg->checkKeys({"u0"});
-    c.initial.taylorGreenU0 = tg->at("u0").positive();
+    c.initial.taylorGreenU0 = s.units.toLattice(lbm::Quantity::Velocity, tg->at("u0").positive());
     for (int a = 0; a < s.dims; ++a)
       if (!c.periodic[a])
         tg->fail(fmt::format("the Taylor-Green vortex needs every axis periodic (domain.periodic: [{}]); {} is not",
                              axesList(s.dims), kAxis[a]));
     return;
   }
-  if (const auto d = init->find("density")) c.initial.density = d->positive();
-  if (const auto v = init->find("velocity")) c.initial.velocity = readVector(*v, s);
+  if (const auto d = init->find("density")) c.initial.density = s.units.toLattice(lbm::Quantity::Density, d->positive());
+  if (const auto v = init->find("velocity")) c.initial.velocity = readVector(*v, s, lbm::Quantity::Velocity);
 }
 
-void readRun(const CaseNode& root, LbmCase& c) {
+// A duration in seconds as a whole number of time steps (the nearest), for a case with units; `alternative` is the
+// key that gives it in steps, for the messages.
+long long stepsFromTime(const CaseNode& n, const Shape& s, const std::string& alternative) {
+  if (!s.units.isPhysical())
+    n.fail(fmt::format("'{}' is in seconds and needs a units section (README, \"Physical units\"); without one give "
+                       "{} in steps",
+                       n.path(), alternative));
+  const double t = n.positive();
+  const double steps = std::round(t / s.units.dt());
+  if (steps < 1)
+    n.fail(fmt::format("'{}' = {} s is less than half a time step (dt = {:.6g} s); give at least dt, or {} in steps",
+                       n.path(), t, s.units.dt(), alternative));
+  if (steps > static_cast<double>(INT_MAX))
+    n.fail(fmt::format("'{}' = {} s is {:.4g} time steps of {:.6g} s; at most {} steps", n.path(), t, steps,
+                       s.units.dt(), INT_MAX));
+  return static_cast<long long>(steps);
+}
+
+// An interval in steps: `every` or, in a case with units, `every_time` in seconds (rounded to the nearest whole
+// step); nullopt when the map has neither.
+std::optional<int> readEvery(const CaseNode& parent, const Shape& s, long long min, const std::string& meaning) {
+  const auto steps = parent.find("every");
+  const auto time = parent.find("every_time");
+  if (steps && time)
+    time->fail(fmt::format("give {}.every (steps) or {}.every_time (seconds), not both", parent.path(),
+                           parent.path()));
+  if (steps) return boundedInt(*steps, min, meaning);
+  if (time) return static_cast<int>(stepsFromTime(*time, s, parent.path() + ".every"));
+  return std::nullopt;
+}
+
+void readRun(const CaseNode& root, LbmCase& c, const Shape& s) {
   const CaseNode run = root.at("run");
-  run.checkKeys({"steps"});
+  run.checkKeys({"steps", "time"});
+  if (const auto time = run.find("time")) {
+    if (run.find("steps")) time->fail("give run.steps or run.time (seconds), not both");
+    c.steps = stepsFromTime(*time, s, "run.steps");
+    return;
+  }
   const CaseNode steps = run.at("steps");
   c.steps = steps.integer();
   if (c.steps < 1) steps.fail(fmt::format("run.steps = {} must be at least 1", c.steps));
@@ -444,9 +632,11 @@ std::string defaultOutputDir(const std::string& fileName) {
 void readForces(const CaseNode& forces, LbmCase& c, const Shape& s) {
   if (c.obstacles.empty())
     forces.fail("output.forces needs at least one obstacle: forces are measured on the entries of 'obstacles'");
-  forces.checkKeys({"every", "reference"});
+  forces.checkKeys({"every", "every_time", "reference"});
   auto& f = c.output.forces;
-  f.every = boundedInt(forces.at("every"), 1, " (omit output.forces for no forces.csv)");
+  const auto every = readEvery(forces, s, 1, " (omit output.forces for no forces.csv)");
+  if (!every) forces.at("every");  // the missing-key error
+  f.every = *every;
   const CaseNode ref = forces.at("reference");
   // Drag and lift coefficients divide by a length in 2D and an area in 3D; the wrong one is a units mistake.
   const char* sizeKey = s.dims == 2 ? "length" : "area";
@@ -455,9 +645,11 @@ void readForces(const CaseNode& forces, LbmCase& c, const Shape& s) {
     wrong->fail(fmt::format("{} cases give reference.{} (cd = 2 F / (rho U^2 {})), not reference.{}",
                             s.dims == 2 ? "2D" : "3D", sizeKey, s.dims == 2 ? "L" : "A", otherKey));
   ref.checkKeys({"velocity", sizeKey, "density"});
-  f.refVelocity = ref.at("velocity").positive();
-  f.refLength = ref.at(sizeKey).positive();
-  if (const auto d = ref.find("density")) f.refDensity = d->positive();
+  // In a case with units these are m/s, m (m^2) and kg/m^3: the coefficients come out the same either way.
+  const lbm::UnitSystem& u = s.units;
+  f.refVelocity = u.toLattice(lbm::Quantity::Velocity, ref.at("velocity").positive());
+  f.refLength = u.toLattice(s.dims == 2 ? lbm::Quantity::Length : lbm::Quantity::Area, ref.at(sizeKey).positive());
+  if (const auto d = ref.find("density")) f.refDensity = u.toLattice(lbm::Quantity::Density, d->positive());
 }
 
 // output.compression: none (the default: contiguous datasets, written in one block), gzip (level 4, as h5py's), or a
@@ -477,20 +669,32 @@ void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::str
   c.output.dir = defaultOutputDir(fileName);
   const auto out = root.find("output");
   if (!out) return;
-  out->checkKeys({"dir", "every", "fields", "formats", "hdf5", "compression", "observables", "forces", "checkpoint"});
+  out->checkKeys({"dir", "every", "every_time", "fields", "formats", "hdf5", "compression", "observables", "forces",
+                  "checkpoint"});
   if (const auto dir = out->find("dir")) {
     c.output.dir = dir->string();
     if (c.output.dir.empty()) dir->fail("output.dir is empty; give a directory path");
   }
-  if (const auto every = out->find("every")) c.output.every = boundedInt(*every, 0, " (0 writes only the final state)");
+  if (const auto every = readEvery(*out, s, 0, " (0 writes only the final state)")) c.output.every = *every;
   if (const auto fields = out->find("fields")) {
-    if (fields->size() == 0) fields->fail("output.fields is empty; list at least one of density, velocity, flags");
+    const bool si = s.units.isPhysical();
+    if (fields->size() == 0)
+      fields->fail(fmt::format("output.fields is empty; list at least one of density, velocity, {}flags",
+                               si ? "pressure, " : ""));
     c.output.fields.clear();
     for (std::size_t i = 0; i < fields->size(); ++i) {
       const CaseNode n = (*fields)[i];
-      const std::string v = n.choice({"density", "velocity", "flags"});
-      const auto field = v == "density" ? lbm::FieldName::Density : v == "velocity" ? lbm::FieldName::Velocity
-                                                                                    : lbm::FieldName::Flags;
+      // Pressure in Pa is a case with units' own: in lattice units it is c_s^2 (density - 1), the density field.
+      if (!si && n.isScalar() && n.string() == "pressure")
+        n.fail(fmt::format("'{}' = pressure is written by cases with a units section (in Pa); in lattice units it is "
+                           "c_s^2 (density - 1): write density. allowed: density, velocity, flags",
+                           n.path()));
+      const std::string v = si ? n.choice({"density", "velocity", "pressure", "flags"})
+                               : n.choice({"density", "velocity", "flags"});
+      const auto field = v == "density"    ? lbm::FieldName::Density
+                         : v == "velocity" ? lbm::FieldName::Velocity
+                         : v == "pressure" ? lbm::FieldName::Pressure
+                                           : lbm::FieldName::Flags;
       if (std::find(c.output.fields.begin(), c.output.fields.end(), field) != c.output.fields.end())
         n.fail(fmt::format("'output.fields' lists {} twice", v));
       c.output.fields.push_back(field);
@@ -519,8 +723,10 @@ void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::str
   }
   if (const auto compression = out->find("compression")) c.output.compression = readCompression(*compression);
   if (const auto obs = out->find("observables")) {
-    obs->checkKeys({"every"});
-    c.output.observablesEvery = boundedInt(obs->at("every"), 0, " (0 writes only the first and last step)");
+    obs->checkKeys({"every", "every_time"});
+    const auto every = readEvery(*obs, s, 0, " (0 writes only the first and last step)");
+    if (!every) obs->at("every");  // the missing-key error
+    c.output.observablesEvery = *every;
   }
   if (const auto forces = out->find("forces")) readForces(*forces, c, s);
   if (const auto checkpoint = out->find("checkpoint")) c.output.checkpoint = parseCheckpointSpec(*checkpoint);
@@ -562,7 +768,43 @@ void checkLatticeMach(const CaseNode& root, const LbmCase& c) {
   else
     consider(norm(c.initial.velocity), findPath(root, {"initial", "velocity"}));
   const double mach = speed * std::sqrt(3.0);
+  if (c.units.isPhysical() && c.units.scales().mach > kMachWarning && (!where || mach <= kMachWarning)) {
+    // No imposed speed is that fast (a flow driven by a body force), but U, the flow's own scale, is.
+    const auto at = findPath(root, {"units", "mach"}) ? findPath(root, {"units", "mach"})
+                                                      : findPath(root, {"units", "lattice_velocity"});
+    (at ? *at : root)
+        .warn(fmt::format("units.mach = {:.3g} (the lattice Mach number of units.velocity) is above {}: the "
+                          "compressibility error grows as Ma^2 (about {:.2g}% at U); lower it to {} or less and raise "
+                          "units.resolution in proportion to keep tau",
+                          c.units.scales().mach, kMachWarning,
+                          100 * lbm::UnitSystem::compressibilityError(c.units.scales().mach), kMachWarning));
+  }
   if (!where || mach <= kMachWarning) return;
+  if (c.units.isPhysical()) {
+    // The case's speeds are in m/s: the lattice Mach number follows from units.mach, and lowering it is the fix
+    // (tau - 1/2 falls with it; a finer grid brings it back).
+    const lbm::UnitScales& u = c.units.scales();
+    const double limit = mach > kMachError ? kMachError : kMachWarning;
+    const double lower = std::floor(u.mach * kMachWarning / mach * 1000) / 1000;
+    const double tau = 0.5 + (c.tau - 0.5) * lower / u.mach;
+    const std::string fix =
+        tau < kTauWarning
+            ? fmt::format("lower units.mach from {:.3g} to {:.3g} and raise units.resolution from {:.4g} to {:.4g} to "
+                          "keep tau above {}",
+                          u.mach, lower, u.resolution, std::ceil(u.resolution * (kTauTarget - 0.5) / (tau - 0.5)),
+                          kTauWarning)
+            : fmt::format("lower units.mach from {:.3g} to {:.3g} (tau then {:.4g}, the time step {:.3g} times as long)",
+                          u.mach, lower, tau, lower / u.mach);
+    const std::string what = fmt::format(
+        "lattice Mach number {:.3g} (|u| = {:.4g} m/s here, {:.3g} times units.velocity, whose Mach number is "
+        "units.mach = {:.3g}) is above {}",
+        mach, c.units.toPhysical(lbm::Quantity::Velocity, speed), mach / u.mach, u.mach, limit);
+    if (mach > kMachError)
+      where->fail(fmt::format("{}, where lattice Boltzmann is neither accurate nor stable; {}", what, fix));
+    where->warn(fmt::format("{}: the compressibility error grows as Ma^2 (about {:.2g}% here); {}", what,
+                            100 * lbm::UnitSystem::compressibilityError(mach), fix));
+    return;
+  }
   if (mach > kMachError)
     where->fail(fmt::format("lattice Mach number {:.3g} (|u| = {:.4g} here; Ma = |u| sqrt(3)) is above {}, where "
                             "lattice Boltzmann is neither accurate nor stable; keep |u| below {:.3g} (Ma 0.1) and "
@@ -577,8 +819,8 @@ void checkLatticeMach(const CaseNode& root, const LbmCase& c) {
 LbmCase parseLbmCase(const CaseDocument& doc) {
   const CaseNode root = doc.root();
   readSolver(root);  // first: an md case handed to this parser should hear that, not about its unknown keys
-  root.checkKeys({"solver", "lattice", "precision", "collision", "domain", "fluid", "body_force", "boundaries",
-                  "obstacles", "initial", "run", "output", "device"});
+  root.checkKeys({"solver", "lattice", "precision", "collision", "units", "domain", "fluid", "body_force",
+                  "boundaries", "obstacles", "initial", "run", "output", "device"});
   LbmCase c;
   Shape s;
   c.sourceFile = doc.fileName();
@@ -590,13 +832,18 @@ LbmCase parseLbmCase(const CaseDocument& doc) {
                                                           c.device.ranks[2], s.lattice));
   readPrecision(root, c);
   readCollision(root, c);
+  const UnitsSection units = readUnits(root, c, s);  // before every dimensional value
   readDomain(root, c, s);
-  readFluid(root, c);
-  if (const auto g = root.find("body_force")) c.bodyForce = readVector(*g, s);
+  if (c.units.isPhysical())
+    readFluidWithUnits(root, c, s, units);
+  else
+    readFluid(root, c);
+  // An acceleration (m/s^2) in a case with units: the force density per unit of density.
+  if (const auto g = root.find("body_force")) c.bodyForce = readVector(*g, s, lbm::Quantity::Acceleration);
   readBoundaries(root, c, s);
   readObstacles(root, c, s);
   readInitial(root, c, s);
-  readRun(root, c);
+  readRun(root, c, s);
   readOutput(root, c, s, doc.fileName());
   checkLatticeMach(root, c);
   return c;

@@ -21,6 +21,7 @@ const char* fieldName(lbm::FieldName f) {
     case lbm::FieldName::Density: return "density";
     case lbm::FieldName::Velocity: return "velocity";
     case lbm::FieldName::Flags: return "flags";
+    case lbm::FieldName::Pressure: return "pressure";
   }
   return "?";
 }
@@ -74,6 +75,13 @@ std::string viewScript(const lbm::LbmCase& c, const std::vector<std::string>& se
   facts["fields"] = nlohmann::json::array();
   for (const lbm::FieldName f : c.output.fields) facts["fields"].push_back(fieldName(f));
   facts["series"] = series;
+  if (c.units.isPhysical()) {
+    // Coordinates in metres: the box the script frames is cells x spacing; the colour bar names the units.
+    facts["spacing"] = c.units.dx();
+    facts["units"] = {{"velocity", c.units.unit(lbm::Quantity::Velocity)},
+                      {"density", c.units.unit(lbm::Quantity::Density)},
+                      {"pressure", c.units.unit(lbm::Quantity::Pressure)}};
+  }
   facts["slice_normal"] = std::string(1, sliceNormal(c));
   // Where the script finds its series when it is run without __file__ (the ParaView application's --script).
   facts["written_in"] = std::filesystem::absolute(dir).lexically_normal().string();

@@ -205,7 +205,8 @@ def build(args):
         lut.VectorMode = "Magnitude"
 
     dims = int(CASE["dimensions"])
-    cells = [float(n) for n in CASE["cells"]]
+    # The box's extent in the files' coordinates: cells, or metres for a case with units (cells x spacing).
+    cells = [float(n) * float(CASE.get("spacing", 1.0)) for n in CASE["cells"]]
     has_flags = "flags" in reader.CellData.keys() and not args.no_obstacles
     solid_max = reader.CellData["flags"].GetRange()[1] if has_flags else 0.0
     # Flags: 0 fluid, 1 solid, 2 + k obstacle k. Fluid cells carry the colours, solid ones the grey, each cell in
@@ -247,6 +248,8 @@ def build(args):
     shown[0].SetScalarBarVisibility(view, True)
     bar = pv.GetScalarBar(lut, view)
     bar.Title = "%s magnitude" % what[1] if what[2] else what[1]
+    if what[1] in CASE.get("units", {}):
+        bar.Title += " [%s]" % CASE["units"][what[1]]
     bar.ComponentTitle = ""
 
     label = pv.Text(registrationName="label")

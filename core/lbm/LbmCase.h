@@ -9,6 +9,7 @@
 
 #include "core/CheckpointSpec.h"
 #include "core/lbm/LbmTypes.h"
+#include "core/lbm/Units.h"
 #include "core/DeviceSpec.h"
 
 namespace hopsim::lbm {
@@ -55,7 +56,7 @@ struct ForcesOutput {
   double refDensity = 1.0;
 };
 
-enum class FieldName { Density, Velocity, Flags };
+enum class FieldName { Density, Velocity, Flags, Pressure };  // pressure: c_s^2 (rho - rho_ref), gauge
 enum class OutputFormat { Hdf5, Vtk };
 // How a decomposed run writes HDF5 fields: one file per step written collectively by every rank (needs a parallel
 // HDF5), one file per rank and step, or the first where the build allows it. One rank always writes one file.
@@ -75,6 +76,9 @@ struct OutputSpec {
 
 struct LbmCase {
   std::string sourceFile;
+  // Lattice units (the identity) unless the case has a `units:` section; every value below is in lattice units
+  // either way, converted where it was read. The run writes its outputs back through it.
+  UnitSystem units;
   LatticeKind lattice = LatticeKind::D2Q9;
   int dimensions = 2;
   Precision precision = Precision::Double;

@@ -7,6 +7,9 @@
 #include <vtkFieldData.h>
 #include <vtkFloatArray.h>
 #include <vtkImageData.h>
+#include <vtkInformation.h>
+#include <vtkInformationStringKey.h>
+#include <vtkStringArray.h>
 #include <vtkNew.h>
 #include <vtkSmartPointer.h>
 #include <vtkTypeInt64Array.h>
@@ -29,6 +32,8 @@ vtkSmartPointer<vtkDataArray> toArray(const FieldView& f, long long cells, bool 
   else
     a = vtkSmartPointer<vtkDoubleArray>::New();
   a->SetName(f.name.c_str());
+  // VTK's own key for an array's units; the XML writers keep it in the file.
+  if (!f.units.empty()) a->GetInformation()->Set(vtkDataArray::UNITS_LABEL(), f.units.c_str());
   a->SetNumberOfComponents(f.components);
   a->SetNumberOfTuples(cells);
   const long long n = cells * f.components;
@@ -71,6 +76,13 @@ void writeImage(const std::filesystem::path& path, const GridGeometry& grid, boo
   stepValue->SetName("Step");
   stepValue->InsertNextValue(step);
   image->GetFieldData()->AddArray(stepValue);
+  if (!grid.lengthUnit.empty()) {
+    // The coordinates' unit, where ParaView's Information panel lists field data.
+    vtkNew<vtkStringArray> lengthUnit;
+    lengthUnit->SetName("LengthUnit");
+    lengthUnit->InsertNextValue(grid.lengthUnit);
+    image->GetFieldData()->AddArray(lengthUnit);
+  }
 
   vtkNew<vtkXMLImageDataWriter> writer;
   writer->SetFileName(path.c_str());

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include "core/Log.h"
 #include "core/Mpi.h"
@@ -22,6 +23,9 @@ std::vector<std::unique_ptr<io::FieldSeriesSink>> makeWriters(const LbmCase& c, 
   io::GridGeometry grid;
   grid.cells = c.cells;
   grid.dimensions = c.dimensions;
+  // Cell (i, j, k) covers [i, i+1) dx ...: coordinates in metres in a case with units.
+  grid.spacing = c.units.factor(Quantity::Length);
+  grid.lengthUnit = c.units.unit(Quantity::Length);
   // One rank writes the whole domain; a decomposed run gathers nothing, every rank handing its own block over.
   std::vector<io::GridBlock> blocks;
   if (sim.decomposed())
@@ -31,6 +35,45 @@ std::vector<std::unique_ptr<io::FieldSeriesSink>> makeWriters(const LbmCase& c, 
     }
   return io::makeFieldWriters(c.output, dir, kFieldSeriesName, grid, c.precision != Precision::Double, blocks,
                               sim.comm());
+}
+
+// The linear map a field's values go through on their way to the files, value * scale + offset: SI in a case with
+// units, and for pressure c_s^2 (rho - 1) from the density.
+struct Conversion {
+  double scale = 1, offset = 0;
+  bool identity() const { return scale == 1 && offset == 0; }
+};
+
+Conversion conversionOf(FieldName f, const UnitSystem& u) {
+  switch (f) {
+    case FieldName::Density: return {u.factor(Quantity::Density), 0};
+    case FieldName::Velocity: return {u.factor(Quantity::Velocity), 0};
+    case FieldName::Pressure: {
+      const double p = kLatticeSoundSpeed2 * u.factor(Quantity::Pressure);
+      return {p, -p};
+    }
+    case FieldName::Flags: return {};
+  }
+  return {};
+}
+
+const char* unitOf(FieldName f, const UnitSystem& u) {
+  switch (f) {
+    case FieldName::Density: return u.unit(Quantity::Density);
+    case FieldName::Velocity: return u.unit(Quantity::Velocity);
+    case FieldName::Pressure: return u.unit(Quantity::Pressure);
+    case FieldName::Flags: return "";
+  }
+  return "";
+}
+
+template <class T>
+const T* converted(const T* values, std::size_t n, Conversion k, std::vector<T>& out) {
+  out.resize(n);
+  // In double, so that c_s^2 (rho - 1) keeps the digits a single-precision density has near 1.
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = static_cast<T>(static_cast<double>(values[i]) * k.scale + k.offset);
+  return out.data();
 }
 
 LbmFieldOutput::Mode modeOf(const std::vector<std::unique_ptr<io::FieldSeriesSink>>& writers,
@@ -55,16 +98,36 @@ LbmFieldOutput::~LbmFieldOutput() = default;
 void LbmFieldOutput::writeSlot(int slot, long long step, double time, bool pieceOnly) {
   const HostFields h = sim_.fieldCopy(slot);
   const bool single = h.single;
-  std::vector<io::FieldView> views;
-  const auto add = [&](const char* name, int components, const void* values) {
-    io::FieldView v{name, components, nullptr, nullptr};
-    if (single) v.floats = static_cast<const float*>(values);
-    else v.data = static_cast<const double*>(values);
-    views.push_back(v);
-  };
-  if (wants(case_.output.fields, FieldName::Density)) add("density", 1, h.density);
-  if (wants(case_.output.fields, FieldName::Velocity)) add("velocity", 3, h.velocity);
-  if (wants(case_.output.fields, FieldName::Flags)) views.push_back({"flags", 1, flags_.data(), nullptr});
+  std::vector<io::FieldView> views = listedViews();
+  // The backend's lattice values as they are, or converted into a buffer of this writer's (only this thread writes
+  // a slot's files, one step at a time).
+  std::size_t buffer = 0;
+  for (io::FieldView& v : views) {
+    const FieldName f = v.name == "density"    ? FieldName::Density
+                        : v.name == "velocity" ? FieldName::Velocity
+                        : v.name == "pressure" ? FieldName::Pressure
+                                               : FieldName::Flags;
+    if (f == FieldName::Flags) {
+      v.data = flags_.data();
+      continue;
+    }
+    const void* values = f == FieldName::Velocity ? h.velocity : h.density;
+    const Conversion k = conversionOf(f, case_.units);
+    const std::size_t n = static_cast<std::size_t>(h.cells) * static_cast<std::size_t>(v.components);
+    v.data = nullptr;
+    if (k.identity()) {
+      if (single) v.floats = static_cast<const float*>(values);
+      else v.data = static_cast<const double*>(values);
+      continue;
+    }
+    if (buffer >= doubles_.size()) {
+      doubles_.resize(buffer + 1);
+      floats_.resize(buffer + 1);
+    }
+    if (single) v.floats = converted(static_cast<const float*>(values), n, k, floats_[buffer]);
+    else v.data = converted(static_cast<const double*>(values), n, k, doubles_[buffer]);
+    ++buffer;
+  }
   double values = 0;
   for (const auto& v : views) values += static_cast<double>(h.cells) * v.components;
   const double valueBytes = case_.precision == Precision::Double ? 8 : 4;
@@ -79,7 +142,7 @@ void LbmFieldOutput::writeSlot(int slot, long long step, double time, bool piece
 
 void LbmFieldOutput::write() {
   const long long step = sim_.step();
-  const double time = static_cast<double>(step);
+  const double time = case_.units.time(step);
   ++steps_;
   if (mode_ == Mode::MainThread) {
     // The device copy is the only part that can overlap here; the collective write follows it on this thread.
@@ -154,12 +217,14 @@ void LbmFieldOutput::commitUpTo(io::BackgroundWriter::Ticket ticket) {
 }
 
 std::vector<io::FieldView> LbmFieldOutput::listedViews() const {
-  // Names and components only: the series lists them, no data are read.
+  // Names, components and units only: the series lists them, no data are read.
   std::vector<io::FieldView> views;
   static const double kNone = 0;
-  if (wants(case_.output.fields, FieldName::Density)) views.push_back({"density", 1, &kNone});
-  if (wants(case_.output.fields, FieldName::Velocity)) views.push_back({"velocity", 3, &kNone});
-  if (wants(case_.output.fields, FieldName::Flags)) views.push_back({"flags", 1, &kNone});
+  const UnitSystem& u = case_.units;
+  for (const auto& [f, name, components] : {std::tuple{FieldName::Density, "density", 1},
+                                            {FieldName::Velocity, "velocity", 3}, {FieldName::Pressure, "pressure", 1},
+                                            {FieldName::Flags, "flags", 1}})
+    if (wants(case_.output.fields, f)) views.push_back({name, components, &kNone, nullptr, unitOf(f, u)});
   return views;
 }
 
@@ -168,7 +233,7 @@ void LbmFieldOutput::listEarlier(long long lastStep) {
   std::vector<long long> missing;
   for (long long s = 0; s <= lastStep; s += case_.output.every) {
     for (const auto& w : writers_)
-      if (!w->listEarlier(s, static_cast<double>(s), views) && (missing.empty() || missing.back() != s))
+      if (!w->listEarlier(s, case_.units.time(s), views) && (missing.empty() || missing.back() != s))
         missing.push_back(s);
     if (case_.output.every <= 0) break;
   }

@@ -89,6 +89,9 @@ class LbmFieldOutput {
   Mode mode_;
   int rank_;  // this rank, asked once: the writer thread makes no MPI call
   std::vector<double> flags_;  // the owned cells' flags as numbers, when output.fields lists them
+  // Fields converted on their way out (SI, pressure), one buffer per field; the writer's alone.
+  std::vector<std::vector<double>> doubles_;
+  std::vector<std::vector<float>> floats_;
   io::BackgroundWriter::Ticket slotTicket_[2] = {0, 0};  // the job that reads each slot, 0 = none
   int nextSlot_ = 0;
   std::vector<Pending> pending_;

@@ -44,8 +44,8 @@ enum Phase : std::size_t { kUpdate, kObservables, kOutput, kOther };
 // The band the mean density of a stable run stays in, relative to the initial density: weakly compressible flow at
 // Ma < 0.3 changes density by a few per cent, boundaries by little more; leaving it means the run is blowing up.
 constexpr double kMinDensityRatio = 0.5, kMaxDensityRatio = 2.0;
-// Lattice speed of sound, 1/sqrt(3): LBM's equilibria hold only well below it, so a faster cell is a blow-up.
-constexpr double kLatticeSoundSpeed = 0.57735026918962576;
+// A cell faster than the lattice speed of sound (kLatticeSoundSpeed, 1/sqrt(3)) is a blow-up: LBM's equilibria
+// hold only well below it.
 
 template <class Vec>
 double norm(const Vec& v) {
@@ -69,6 +69,61 @@ std::vector<std::string> fieldSeriesFiles(const LbmCase& c) {
 
 long long nextMultiple(long long step, long long every) { return every > 0 ? (step / every + 1) * every : -1; }
 
+// " (2.5 s)" after a step count in a case with units, "" in lattice units.
+std::string secondsOf(const LbmCase& c, long long steps) {
+  return c.units.isPhysical() ? fmt::format(" ({:.6g} s)", c.units.time(steps)) : std::string();
+}
+
+// The SI scales of a case with units and the lattice values they come to, printed once at the start (README,
+// "Physical units"). The tau and Mach warnings that go with them are the parser's, printed after.
+void logUnits(const LbmCase& c) {
+  const UnitSystem& u = c.units;
+  if (!u.isPhysical()) return;
+  const UnitScales& s = u.scales();
+  const double nu = u.toPhysical(Quantity::Viscosity, c.viscosity);
+  const double imposed = io::latticeMach(c);
+  log::info("  units          SI: L {:.6g} m, U {:.6g} m/s, nu {:.6g} m^2/s, rho {:.6g} kg/m^3: Re = U L / nu = {:.6g}",
+            s.length, s.velocity, nu, s.density, s.velocity * s.length / nu);
+  log::info("  conversion     dx {:.6g} m ({:.6g} cells per L), dt {:.6g} s, u_lat {:.6g} (Ma {:.4g} of U), "
+            "nu_lat {:.6g}, tau {:.6g}",
+            u.dx(), s.resolution, u.dt(), u.latticeVelocity(), s.mach, c.viscosity, c.tau);
+  log::info("  compressibility error ~ Ma^2: {:.2g}% at U, {:.2g}% at the largest imposed speed (Ma {:.4g})",
+            100 * UnitSystem::compressibilityError(s.mach), 100 * UnitSystem::compressibilityError(imposed), imposed);
+  log::info("  outputs        SI: coordinates in m, time in s, velocity m/s, density kg/m^3, pressure Pa (relative "
+            "to rho {:.6g} kg/m^3), forces in {}",
+            s.density, u.unit(Quantity::Force));
+}
+
+// run.json's record of the conversion: the scales as given and every derived value, or {"system": "lattice"}.
+nlohmann::json unitsJson(const LbmCase& c) {
+  const UnitSystem& u = c.units;
+  if (!u.isPhysical()) return {{"system", "lattice"}};
+  const UnitScales& s = u.scales();
+  const double nu = u.toPhysical(Quantity::Viscosity, c.viscosity);
+  const double imposed = io::latticeMach(c);
+  return {{"system", "SI"},
+          {"length_m", s.length},
+          {"velocity_m_per_s", s.velocity},
+          {"viscosity_m2_per_s", nu},
+          {"density_kg_per_m3", s.density},
+          {"resolution_cells_per_length", s.resolution},
+          {"reynolds", s.velocity * s.length / nu},
+          {"dx_m", u.dx()},
+          {"dt_s", u.dt()},
+          {"lattice_velocity", u.latticeVelocity()},
+          {"mach", s.mach},
+          {"mach_largest_imposed", imposed},
+          {"lattice_viscosity", c.viscosity},
+          {"tau", c.tau},
+          {"compressibility_error", UnitSystem::compressibilityError(s.mach)},
+          {"compressibility_error_largest_imposed", UnitSystem::compressibilityError(imposed)},
+          {"end_time_s", u.time(c.steps)},
+          {"units", {{"velocity", u.unit(Quantity::Velocity)}, {"density", u.unit(Quantity::Density)},
+                     {"pressure", u.unit(Quantity::Pressure)}, {"force", u.unit(Quantity::Force)},
+                     {"mass", u.unit(Quantity::Mass)}, {"kinetic_energy", u.unit(Quantity::Energy)},
+                     {"time", "s"}, {"length", "m"}}}};
+}
+
 void logParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& simMut,
                    const std::vector<std::string>& warnings, const std::filesystem::path& outDir, bool writes) {
   const char* axes = "xyz";
@@ -83,6 +138,7 @@ void logParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& si
   log::info("  domain         {} cells ({} fluid), periodic: {}", cells, sim.fluidCellCount(),
             periodic.empty() ? "none" : periodic);
   log::info("  relaxation     tau {:.6g}, viscosity {:.6g} (lattice units)", c.tau, c.viscosity);
+  logUnits(c);
   log::info("  Mach number    {:.4f} (largest imposed speed x sqrt(3))", io::latticeMach(c));
   const std::string re = reynoldsDescription(c);
   if (!re.empty()) log::info("  Reynolds       {}", re);
@@ -101,10 +157,10 @@ void logParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& si
     log::debug("  this rank      cells [{}, {}) x [{}, {}) x [{}, {})", p.first[0], p.first[0] + p.count[0], p.first[1],
                p.first[1] + p.count[1], p.first[2], p.first[2] + p.count[2]);
   }
-  log::info("  steps          {}", c.steps);
+  log::info("  steps          {}{}", c.steps, secondsOf(c, c.steps));
   if (writes)
-    log::info("  output         {} (fields every {} steps{})", outDir.string(), c.output.every,
-              c.output.every == 0 ? ": final state only" : "");
+    log::info("  output         {} (fields every {} steps{}{})", outDir.string(), c.output.every,
+              secondsOf(c, c.output.every), c.output.every == 0 ? ": final state only" : "");
   if (writes && sim.decomposed() && wants(c.output.formats, OutputFormat::Hdf5)) {
     if (io::collectiveHdf5(c.output, sim.decomposed()))
       log::info("  fields         one HDF5 file per step written collectively by {} ranks (parallel HDF5)",
@@ -121,10 +177,15 @@ void logParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& si
 }  // namespace
 
 std::string reynoldsDescription(const LbmCase& c) {
+  // U and L quoted as the case gives them: m/s and m in a case with units.
+  const UnitSystem& u = c.units;
+  const auto si = [&](Quantity q) { return u.isPhysical() ? std::string(" ") + u.unit(q) : std::string(); };
   if (c.output.forces.every > 0 && c.output.forces.refVelocity > 0) {
     const double L = c.dimensions == 2 ? c.output.forces.refLength : std::sqrt(c.output.forces.refLength);
-    return fmt::format("{:.4g} (U = {:.4g}, L = {:.4g} from output.forces.reference)",
-                       c.output.forces.refVelocity * L / c.viscosity, c.output.forces.refVelocity, L);
+    return fmt::format("{:.4g} (U = {:.4g}{}, L = {:.4g}{} from output.forces.reference)",
+                       c.output.forces.refVelocity * L / c.viscosity,
+                       u.toPhysical(Quantity::Velocity, c.output.forces.refVelocity), si(Quantity::Velocity),
+                       u.toPhysical(Quantity::Length, L), si(Quantity::Length));
   }
   for (int f = 0; f < 2 * c.dimensions; ++f) {
     const FaceBoundary& b = c.faces[f];
@@ -134,6 +195,10 @@ std::string reynoldsDescription(const LbmCase& c) {
     for (int a = 0; a < 3; ++a)
       if (std::abs(b.velocity[a]) > std::abs(b.velocity[axis])) axis = a;
     const double U = norm(b.velocity);
+    if (u.isPhysical())
+      return fmt::format("{:.4g} (U = {:.4g} m/s of the {} wall, L = {:.4g} m)", U * c.cells[axis] / c.viscosity,
+                         u.toPhysical(Quantity::Velocity, U), faceName(f),
+                         u.toPhysical(Quantity::Length, static_cast<double>(c.cells[axis])));
     return fmt::format("{:.4g} (U = {:.4g} of the {} wall, L = {} cells)", U * c.cells[axis] / c.viscosity, U,
                        faceName(f), c.cells[axis]);
   }
@@ -204,7 +269,9 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
     // view.py first: ParaView can show the fields while the run goes on. Rewritten by a restarted run, whose binary
     // may show them better.
     io::writeViewScript(c, fieldSeriesFiles(c), outDir);
-    const std::vector<std::string> obsColumns{"step", "mass", "kinetic_energy", "max_speed"};
+    // A case with units writes its observables in SI, with the time in seconds beside the step.
+    std::vector<std::string> obsColumns{"step", "mass", "kinetic_energy", "max_speed"};
+    if (c.units.isPhysical()) obsColumns.insert(obsColumns.begin() + 1, "time");
     const std::vector<std::string> forceColumns{"step", "obstacle", "fx", "fy", "fz", "cd", "cl"};
     // A restarted run continues the series from the checkpoint's step: no row twice, none missing.
     if (restarted) observables.emplace(outDir / "observables.csv", obsColumns, firstStep);
@@ -219,6 +286,9 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
   const auto& fr = c.output.forces;
   const double refLength = fr.refLength;
   const double cdScale = fr.refVelocity > 0 ? 2.0 / (fr.refDensity * fr.refVelocity * fr.refVelocity * refLength) : 0;
+  // Forces in N (N/m in 2-D) in a case with units; the coefficients come from the lattice values either way.
+  const UnitSystem& units = c.units;
+  const double forceScale = units.factor(Quantity::Force);
   Progress progress(std::max(0LL, total - firstStep), static_cast<double>(sim.cellCount()), "MLUPS", root);
   int status = kExitOk;
   int stopSignal = 0;  // SIGINT, SIGTERM or SIGUSR1 that ended the run early
@@ -291,14 +361,20 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
       if (unstableStep >= 0 && forceTaken[k] > unstableStep) break;
       const auto& f = gotForces[k];
       for (std::size_t ob = 0; ob < f.size() && forces; ++ob)
-        forces->row({io::CsvSeries::cell(forceTaken[k]), c.obstacles[ob].name, io::CsvSeries::cell(f[ob][0]),
-                     io::CsvSeries::cell(f[ob][1]), io::CsvSeries::cell(f[ob][2]),
+        forces->row({io::CsvSeries::cell(forceTaken[k]), c.obstacles[ob].name,
+                     io::CsvSeries::cell(f[ob][0] * forceScale), io::CsvSeries::cell(f[ob][1] * forceScale),
+                     io::CsvSeries::cell(f[ob][2] * forceScale),
                      io::CsvSeries::cell(f[ob][0] * cdScale), io::CsvSeries::cell(f[ob][1] * cdScale)});
     }
-    for (std::size_t k = 0; k < good; ++k)
-      if (taken[k].row && observables)
-        observables->row({io::CsvSeries::cell(taken[k].step), io::CsvSeries::cell(got[k].mass),
-                          io::CsvSeries::cell(got[k].kineticEnergy), io::CsvSeries::cell(got[k].maxSpeed)});
+    for (std::size_t k = 0; k < good; ++k) {
+      if (!taken[k].row || !observables) continue;
+      std::vector<std::string> row{io::CsvSeries::cell(taken[k].step),
+                                   io::CsvSeries::cell(units.toPhysical(Quantity::Mass, got[k].mass)),
+                                   io::CsvSeries::cell(units.toPhysical(Quantity::Energy, got[k].kineticEnergy)),
+                                   io::CsvSeries::cell(units.toPhysical(Quantity::Velocity, got[k].maxSpeed))};
+      if (units.isPhysical()) row.insert(row.begin() + 1, io::CsvSeries::cell(units.time(taken[k].step)));
+      observables->row(row);
+    }
     return good == got.size();
   };
   auto writeFields = [&]() {
@@ -455,6 +531,7 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
     if (restarted) run["restarted_from_step"] = firstStep;
     if (lastCheckpoint >= 0) run["last_checkpoint"] = io::checkpointFolder(outDir, lastCheckpoint).string();
     run["cells"] = sim.cellCount();
+    run["units"] = unitsJson(c);
     run["status"] = stopSignal != 0 ? "interrupted" : status == 0 ? "completed" : "unstable";
     if (stopSignal != 0) run["signal"] = interrupt::signalName(stopSignal);
     run["timings"] = {{"wall_seconds", wall}, {"mlups", mlups}, {"mlups_wall", wallMlups}};
