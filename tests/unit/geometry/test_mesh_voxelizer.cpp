@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <numbers>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "CatchCompat.h"
@@ -343,6 +344,37 @@ TEST_CASE("segmentEntry: links into an icosphere meet a facet, on its plane and 
   CHECK(offSphere == 0);
   CHECK(disagree == 0);
   CHECK(!segmentEntry(index, centre, Vec3{centre[0] + 1, centre[1], centre[2]}));  // inside, short of the surface
+}
+
+TEST_CASE("firstHit on a soup of random triangles equals testing every triangle", "[unit][stl]") {
+  // Long slanted triangles span many bins, and long segments cross many: the walk must not stop at a bin whose
+  // hit lies beyond a nearer one in a later bin, nor skip a bin.
+  std::mt19937_64 random(20261202);
+  auto uniform = [&](double lo, double hi) {
+    return lo + (hi - lo) * static_cast<double>(random() >> 11) * 0x1p-53;
+  };
+  TriangleMesh soup;
+  for (int i = 0; i < 400; ++i) {
+    const double size = i % 10 == 0 ? 8 : 1.5;
+    const Vec3 c{uniform(0, 20), uniform(0, 20), uniform(0, 20)};
+    Triangle t;
+    for (auto& p : t) p = {c[0] + uniform(-size, size), c[1] + uniform(-size, size), c[2] + uniform(-size, size)};
+    soup.triangles.push_back(t);
+  }
+  const MeshIndex index(soup);
+  std::size_t hits = 0, disagree = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const double reach = i % 3 == 0 ? 25 : 4;
+    const Vec3 from{uniform(-2, 22), uniform(-2, 22), uniform(-2, 22)};
+    const Vec3 to{from[0] + uniform(-reach, reach), from[1] + uniform(-reach, reach), from[2] + uniform(-reach, reach)};
+    const auto t = segmentEntry(index, from, to);
+    const auto brute = bruteEntry(soup, from, to);
+    hits += t.has_value();
+    if (t.has_value() != brute.has_value() || (t && std::fabs(*t - *brute) > 1e-12)) ++disagree;
+  }
+  INFO(fmt::format("{} bins, {} of 3000 segments hit", index.bins()[0] * index.bins()[1] * index.bins()[2], hits));
+  CHECK(hits > 300);
+  CHECK(disagree == 0);
 }
 
 // Not part of the suite: timings for the report (a 1.3M-triangle sphere into 256^3 cells, wall distances).
