@@ -47,10 +47,13 @@ bool sameWord(std::string_view a, std::string_view b) {
          });
 }
 
+// Some editors put one in front of a text file.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
 // Text starting with "solid": the start of the file holds no control characters other than white space (binary
 // triangles are full of zero bytes).
 bool looksLikeAscii(std::string_view head) {
-  std::size_t i = 0;
+  std::size_t i = head.starts_with(kUtf8Bom) ? kUtf8Bom.size() : 0;
   while (i < head.size() && std::isspace(static_cast<unsigned char>(head[i]))) ++i;
   if (!sameWord(head.substr(i, 5), "solid")) return false;
   return std::none_of(head.begin(), head.end(), [](char ch) {
@@ -89,7 +92,9 @@ TriangleMesh readBinary(const std::string& path, std::ifstream& in, std::uint64_
 // Whitespace-separated words with their line numbers.
 class Words {
  public:
-  Words(const std::string& path, std::string_view text) : path_(path), text_(text) {}
+  Words(const std::string& path, std::string_view text) : path_(path), text_(text) {
+    if (text_.starts_with(kUtf8Bom)) pos_ = kUtf8Bom.size();
+  }
 
   // The next word, or an empty view at the end of the text.
   std::string_view next() {

@@ -285,6 +285,7 @@ std::optional<SegmentHit> MeshIndex::firstHit(const Vec3& from, const Vec3& to) 
       throw std::invalid_argument(fmt::format("segment ({}, {}, {}) -> ({}, {}, {}) has a non-finite coordinate",
                                               from[0], from[1], from[2], to[0], to[1], to[2]));
   const Vec3 d{to[0] - from[0], to[1] - from[1], to[2] - from[2]};
+  if (d[0] == 0 && d[1] == 0 && d[2] == 0) return std::nullopt;  // a point crosses nothing
   // The part of the segment inside the grid, as t0 .. t1.
   double t0 = 0, t1 = 1;
   for (int a = 0; a < 3; ++a) {

@@ -105,48 +105,69 @@ std::string checkClosed(const TriangleMesh& mesh) {
                          i, pointText(tris[i][0]), pointText(tris[i][1]), pointText(tris[i][2]));
   }
 
-  // Weld: vertices with exactly equal coordinates get one id.
+  // Weld: vertices with exactly equal coordinates get one id (sorted by value; -0.0 equals 0.0).
   const std::uint32_t corners = static_cast<std::uint32_t>(3 * tris.size());
-  auto corner = [&](std::uint32_t c) -> const Vec3& { return tris[c / 3][c % 3]; };
-  std::vector<std::uint32_t> order(corners);
-  for (std::uint32_t c = 0; c < corners; ++c) order[c] = c;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return corner(a) < corner(b); });
+  struct Corner {
+    Vec3 p;
+    std::uint32_t index;
+  };
   std::vector<std::uint32_t> vertexId(corners);
-  std::uint32_t next = 0;
-  for (std::uint32_t i = 0; i < corners; ++i) {
-    if (i > 0 && corner(order[i]) != corner(order[i - 1])) ++next;
-    vertexId[order[i]] = next;
+  {
+    std::vector<Corner> sorted(corners);
+    for (std::uint32_t c = 0; c < corners; ++c) sorted[c] = {tris[c / 3][c % 3], c};
+    std::sort(sorted.begin(), sorted.end(), [](const Corner& a, const Corner& b) { return a.p < b.p; });
+    std::uint32_t next = 0;
+    for (std::uint32_t i = 0; i < corners; ++i) {
+      if (i > 0 && sorted[i].p != sorted[i - 1].p) ++next;
+      vertexId[sorted[i].index] = next;
+    }
   }
 
-  struct Edge {
-    std::uint32_t from, to, triangle;
+  // Each edge once per triangle, keyed by its two vertex ids in ascending order; the lowest bit of `use` says
+  // whether the triangle runs along it from the lower id to the higher. A closed, consistent surface has every key
+  // exactly twice, once in each direction.
+  struct EdgeUse {
+    std::uint64_t key;
+    std::uint32_t use;  // triangle * 2 + direction
   };
-  std::vector<Edge> edges;
+  std::vector<EdgeUse> edges;
   edges.reserve(corners);
   for (std::uint32_t t = 0; t < tris.size(); ++t)
-    for (std::uint32_t k = 0; k < 3; ++k)
-      edges.push_back({vertexId[3 * t + k], vertexId[3 * t + (k + 1) % 3], t});
-  auto byEnds = [](const Edge& a, const Edge& b) { return a.from != b.from ? a.from < b.from : a.to < b.to; };
-  std::sort(edges.begin(), edges.end(), byEnds);
-  auto endsText = [&](const Edge& e) {
-    const std::uint32_t t = e.triangle;
-    for (int k = 0; k < 3; ++k)
-      if (vertexId[3 * t + k] == e.from)
+    for (std::uint32_t k = 0; k < 3; ++k) {
+      const std::uint32_t from = vertexId[3 * t + k], to = vertexId[3 * t + (k + 1) % 3];
+      const std::uint64_t key = std::uint64_t{std::min(from, to)} << 32 | std::max(from, to);
+      edges.push_back({key, 2 * t + (from < to ? 1u : 0u)});
+    }
+  std::sort(edges.begin(), edges.end(),
+            [](const EdgeUse& a, const EdgeUse& b) { return a.key != b.key ? a.key < b.key : a.use < b.use; });
+  // The edge of triangle t that joins vertex ids a and b, as text, in t's direction.
+  auto edgeText = [&](std::uint32_t t, std::uint64_t key) {
+    for (int k = 0; k < 3; ++k) {
+      const std::uint32_t from = vertexId[3 * t + k], to = vertexId[3 * t + (k + 1) % 3];
+      if ((std::uint64_t{std::min(from, to)} << 32 | std::max(from, to)) == key)
         return fmt::format("from {} to {}", pointText(tris[t][k]), pointText(tris[t][(k + 1) % 3]));
+    }
     return std::string();
   };
-  for (std::size_t i = 1; i < edges.size(); ++i)
-    if (edges[i].from == edges[i - 1].from && edges[i].to == edges[i - 1].to)
-      return fmt::format("triangles {} and {} both run along the edge {}: one of them is flipped (neighbours must "
-                         "run along a shared edge in opposite directions) or more than two triangles meet there",
-                         std::min(edges[i - 1].triangle, edges[i].triangle),
-                         std::max(edges[i - 1].triangle, edges[i].triangle), endsText(edges[i]));
-  for (const Edge& e : edges) {
-    const Edge reverse{e.to, e.from, 0};
-    if (!std::binary_search(edges.begin(), edges.end(), reverse, byEnds))
+  for (std::size_t i = 0; i < edges.size();) {
+    std::size_t j = i + 1;
+    while (j < edges.size() && edges[j].key == edges[i].key) ++j;
+    const std::uint32_t t0 = edges[i].use / 2;
+    if (j - i == 1)
       return fmt::format("the edge {} of triangle {} has no neighbouring triangle running back along it: the "
                          "surface has a hole there (or an edge of one triangle ends in the middle of another's)",
-                         endsText(e), e.triangle);
+                         edgeText(t0, edges[i].key), t0);
+    if (j - i > 2)
+      return fmt::format("{} triangles ({}, {}, ...) meet at the edge {}: more than two triangles meet there, so "
+                         "it bounds no single body",
+                         j - i, t0, edges[i + 1].use / 2, edgeText(t0, edges[i].key));
+    if (edges[i].use % 2 == edges[i + 1].use % 2) {
+      const std::uint32_t t1 = edges[i + 1].use / 2;
+      return fmt::format("triangles {} and {} both run along the edge {}: one of them is flipped (neighbours must "
+                         "run along a shared edge in opposite directions)",
+                         std::min(t0, t1), std::max(t0, t1), edgeText(t0, edges[i].key));
+    }
+    i = j;
   }
   return "";
 }

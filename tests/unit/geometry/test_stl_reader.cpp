@@ -100,6 +100,8 @@ TEST_CASE("STL: binary is told from ASCII by the file size, not the first word",
   writeBytes(ascii, std::string(kOneFacet) +
                         "SOLID two\nFACET NORMAL 0 0 -1\nOUTER LOOP\nVERTEX +1.5e+00 -2 0\nVERTEX 1 2E-1 3\n"
                         "VERTEX 0 0 .25\nENDLOOP\nENDFACET\nENDSOLID\n");
+  writeBytes(dir.path() / "bom.stl", "\xEF\xBB\xBF" + std::string(kOneFacet));
+  CHECK(readStl((dir.path() / "bom.stl").string()).triangles.size() == 1);
   const TriangleMesh two = readStl(ascii.string());
   REQUIRE(two.triangles.size() == 2);
   CHECK(two.triangles[1][0] == Vec3{1.5, -2, 0});
