@@ -181,7 +181,8 @@ class AsciiParser {
     if (ec != std::errc() || end != digits.data() + digits.size())
       words_.fail(fmt::format("{} is not a number; expected {}", shown(w), what));
     if (mustBeFinite && !std::isfinite(x))
-      words_.fail(fmt::format("{} is not a finite number; expected {}, and coordinates must be finite", shown(w), what));
+      words_.fail(
+          fmt::format("{} is not a finite number; expected {}, and coordinates must be finite", shown(w), what));
     return x;
   }
 
@@ -289,12 +290,14 @@ void writeStl(const std::string& path, const TriangleMesh& mesh, bool binary) {
       out.write(header.data(), 80);
       out.write(count, 4);
       std::vector<char> record(kTriangleBytes, '\0');
+      auto put = [&](int slot, double x) {
+        writeU32(record.data() + 4 * slot, std::bit_cast<std::uint32_t>(static_cast<float>(x)));
+      };
       for (const Triangle& t : mesh.triangles) {
         const Vec3 n = unitNormal(t);
-        for (int a = 0; a < 3; ++a) writeU32(record.data() + 4 * a, std::bit_cast<std::uint32_t>(static_cast<float>(n[a])));
+        for (int a = 0; a < 3; ++a) put(a, n[a]);
         for (int v = 0; v < 3; ++v)
-          for (int a = 0; a < 3; ++a)
-            writeU32(record.data() + 12 + 4 * (3 * v + a), std::bit_cast<std::uint32_t>(static_cast<float>(t[v][a])));
+          for (int a = 0; a < 3; ++a) put(3 + 3 * v + a, t[v][a]);
         out.write(record.data(), static_cast<std::streamsize>(record.size()));
       }
     } else {

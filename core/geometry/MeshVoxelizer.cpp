@@ -238,7 +238,7 @@ MeshIndex::MeshIndex(TriangleMesh mesh) : mesh_(std::move(mesh)) {
     lo_[a] = box.min[a] - margin;
   }
   const double volume = extent[0] * extent[1] * extent[2];
-  const double maxBins = std::min(4.0 * static_cast<double>(count), double{1 << 26});
+  const double maxBins = std::min(4.0 * static_cast<double>(count), double{1 << 24});
   const double h = std::max(2 * std::sqrt(area / static_cast<double>(count)), std::cbrt(volume / maxBins));
   std::size_t total = 1;
   for (int a = 0; a < 3; ++a) {

@@ -16,8 +16,9 @@ namespace hopsim::geometry {
 // (origin + (i, j, k) + 0.5) lies inside the mesh or on its surface, else 0. The mesh must be closed
 // (checkClosed(mesh) empty); it may reach beyond the box. Which side a centre lies on is decided exactly wherever
 // it can be: lines along x through the centres that pass exactly through edges or vertices of the surface count
-// each crossing once, and a centre on a face parallel to an axis (a box's face, edge or corner) counts as inside,
-// as the box shape's own inside test has it. A centre exactly on a slanted face may fall either way (rounding).
+// each crossing once, and a centre on a face whose normal lies along an axis (a box's faces, edges and corners)
+// counts as inside, as the box shape's own inside test has it. A centre exactly on a slanted face may fall either
+// way (rounding).
 // Runs over the rows of cells with OpenMP. Throws std::invalid_argument when a line crosses the surface an odd
 // number of times (the mesh is not closed).
 std::vector<std::uint8_t> voxelize(const TriangleMesh& mesh, std::array<long long, 3> origin,

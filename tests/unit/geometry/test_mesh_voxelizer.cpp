@@ -248,6 +248,44 @@ TEST_CASE("voxelize: rows through the vertices of a mesh snapped to half-integer
   CHECK(std::fabs(static_cast<double>(solidCells) - v) < 0.1 * v);
 }
 
+TEST_CASE("voxelize: several bodies and a hollow shell fill between every pair of crossings", "[unit][stl]") {
+  const Cells origin{0, 0, 0}, count{40, 20, 20};
+  const TriangleMesh a = icosphere({9.3, 10.1, 9.8}, 7.2, 2), b = icosphere({28.6, 9.7, 10.4}, 6.9, 2);
+  TriangleMesh both = a;
+  both.triangles.insert(both.triangles.end(), b.triangles.begin(), b.triangles.end());
+  REQUIRE(hopsim::geometry::checkClosed(both).empty());
+  const auto va = voxelize(a, origin, count), vb = voxelize(b, origin, count), vBoth = voxelize(both, origin, count);
+  std::size_t wrong = 0, rowsThroughBoth = 0;
+  for (std::size_t n = 0; n < vBoth.size(); ++n) wrong += vBoth[n] != (va[n] | vb[n]);
+  for (long long row = 0; row < count[1] * count[2]; ++row) {
+    const auto first = vBoth.begin() + row * count[0];
+    const bool meetsA = std::find(first, first + 20, 1) != first + 20;
+    const bool meetsB = std::find(first + 20, first + 40, 1) != first + 40;
+    rowsThroughBoth += meetsA && meetsB;
+  }
+  CHECK(rowsThroughBoth > 50);
+  CHECK(wrong == 0);
+
+  // A shell: the inner sphere turned inside out (its triangles reversed) is a cavity.
+  const TriangleMesh inner = icosphere({9.6, 9.9, 10.2}, 3.7, 2);
+  TriangleMesh shell = a;
+  for (auto t : inner.triangles) {
+    std::swap(t[1], t[2]);
+    shell.triangles.push_back(t);
+  }
+  REQUIRE(hopsim::geometry::checkClosed(shell).empty());
+  CHECK(hopsim::geometry::signedVolume(shell) ==
+        Approx(hopsim::geometry::signedVolume(a) - hopsim::geometry::signedVolume(inner)).epsilon(1e-12));
+  const auto vInner = voxelize(inner, origin, count), vShell = voxelize(shell, origin, count);
+  std::size_t wrongShell = 0, cavity = 0;
+  for (std::size_t n = 0; n < vShell.size(); ++n) {
+    wrongShell += vShell[n] != (va[n] && !vInner[n]);
+    cavity += vInner[n];
+  }
+  CHECK(cavity > 100);
+  CHECK(wrongShell == 0);
+}
+
 TEST_CASE("voxelize: an open mesh is refused", "[unit][stl]") {
   // The hole is the icosahedron face turned most towards x: its projection holds a disc of radius above 0.7 cells,
   // so some row of centres runs through it and crosses the surface once.

@@ -44,7 +44,8 @@ TEST_CASE("transformPoint scales, then rotates about x, y, z, then translates", 
   using hopsim::geometry::transformPoint;
   // Hand-computed: scale 2 -> (2, 2, 2); a quarter turn about z takes x to y and y to -x -> (-2, 2, 2); then + t.
   CHECK(transformPoint({1, 1, 1}, 2, {0, 0, 90}, {1, 2, 3}) == Vec3{-1, 4, 5});
-  // About x: y -> z, z -> -y: (1, 2, 3) -> (1, -3, 2); about y: z -> x, x -> -z: -> (2, -3, -1); about z: -> (3, 2, -1).
+  // About x (y -> z, z -> -y): (1, 2, 3) -> (1, -3, 2); about y (z -> x, x -> -z): -> (2, -3, -1); about z
+  // (x -> y, y -> -x): -> (3, 2, -1).
   CHECK(transformPoint({1, 2, 3}, 1, {90, 90, 90}, {0, 0, 0}) == Vec3{3, 2, -1});
   // The order matters: about z first would give another point.
   CHECK(transformPoint({0, 1, 0}, 1, {90, 90, 0}, {0, 0, 0}) == Vec3{1, 0, 0});
