@@ -352,11 +352,20 @@ std::optional<SegmentHit> MeshIndex::firstHit(const Vec3& from, const Vec3& to) 
       tDelta[a] = inf;
     }
   }
+  // A triangle filed in two neighbouring bins is tested once: each bin lists its triangles in ascending order, so
+  // a merge against the previous bin's list finds the repeats.
+  std::size_t previous = 0, previousEnd = 0;
   while (true) {
     const std::size_t b = static_cast<std::size_t>(cell[0]) +
                           static_cast<std::size_t>(n_[0]) *
                               (static_cast<std::size_t>(cell[1]) + static_cast<std::size_t>(n_[1]) * cell[2]);
-    for (std::size_t n = start_[b]; n < start_[b + 1]; ++n) test(items_[n]);
+    for (std::size_t n = start_[b]; n < start_[b + 1]; ++n) {
+      while (previous < previousEnd && items_[previous] < items_[n]) ++previous;
+      if (previous < previousEnd && items_[previous] == items_[n]) continue;
+      test(items_[n]);
+    }
+    previous = start_[b];
+    previousEnd = start_[b + 1];
     int a = 0;
     if (tNext[1] < tNext[a]) a = 1;
     if (tNext[2] < tNext[a]) a = 2;
