@@ -384,6 +384,34 @@ TEST_CASE("segmentEntry: links into an icosphere meet a facet, on its plane and 
   CHECK(!segmentEntry(index, centre, Vec3{centre[0] + 1, centre[1], centre[2]}));  // inside, short of the surface
 }
 
+TEST_CASE("segmentEntry: every fluid-solid link crosses a surface through cell centres", "[unit][stl]") {
+  // Vertices on half-integers: centres lie on faces, edges and vertices, where the voxeliser and the segment test
+  // must agree on what is outside and what is not.
+  for (int subdivisions : {1, 2}) {
+    TriangleMesh sphere = icosphere({8.2, 7.9, 8.1}, 5.3, subdivisions);
+    for (auto& t : sphere.triangles)
+      for (auto& p : t)
+        for (double& x : p) x = std::round(x * 2) / 2;
+    REQUIRE(hopsim::geometry::checkClosed(sphere).empty());  // snapping moved no vertex far enough to fold it
+    TriangleMesh box = boxMesh({2.5, 1.5, 3.5}, {12.5, 13.5, 11.5});
+    for (const TriangleMesh* mesh : {&sphere, &box}) {
+      const Cells origin{0, 0, 0}, count{17, 16, 17};
+      const auto solid = voxelize(*mesh, origin, count);
+      const MeshIndex index(*mesh);
+      std::size_t links = 0, missed = 0, atEnd = 0;
+      forFluidSolidLinks(solid, origin, count, [&](const Vec3& from, const Vec3& to) {
+        ++links;
+        const auto t = segmentEntry(index, from, to);
+        missed += !t;
+        atEnd += t && *t == 1;
+      });
+      INFO(fmt::format("subdivisions {}, {} links, {} end on the surface", subdivisions, links, atEnd));
+      CHECK(links > 500);
+      CHECK(missed == 0);
+    }
+  }
+}
+
 TEST_CASE("firstHit on a soup of random triangles equals testing every triangle", "[unit][stl]") {
   // Long slanted triangles span many bins, and long segments cross many: the walk must not stop at a bin whose
   // hit lies beyond a nearer one in a later bin, nor skip a bin.
