@@ -16,6 +16,7 @@
 #include "io/Checkpoint.h"
 #include "io/DeviceSpecParser.h"
 #include "io/FieldOutput.h"
+#include "io/StlReader.h"
 
 namespace hopsim::io {
 
@@ -49,6 +50,7 @@ struct Shape {
   int dims = 2;
   std::string lattice;
   std::array<long long, 3> cells{1, 1, 1};
+  std::filesystem::path caseDir;  // files the case names (STL) are relative to it
   lbm::UnitSystem units;  // lattice units (the identity) unless the case has a units section
 };
 
@@ -444,6 +446,7 @@ std::string cellsText(const Shape& s) {
 // Whether one obstacle contains the centre of every cell (the solver's inside test): then nothing is left to flow.
 // Each shape is convex, so it contains every centre exactly when it contains the corners of the box of centres.
 bool coversEveryCell(const lbm::Obstacle& o, const Shape& s) {
+  if (o.shape == lbm::ShapeKind::Mesh) return false;  // not convex: the solver counts the fluid cells it leaves
   for (int corner = 0; corner < (1 << s.dims); ++corner) {
     Vec3 p{0.5, 0.5, 0.5};
     for (int a = 0; a < s.dims; ++a) p[a] = (corner >> a) & 1 ? static_cast<double>(s.cells[a]) - 0.5 : 0.5;
@@ -460,10 +463,44 @@ bool coversEveryCell(const lbm::Obstacle& o, const Shape& s) {
   return true;
 }
 
+// shape: stl. The file (relative to the case file) is read, checked to be a closed surface, placed by scale, rotate
+// (degrees about x, then y, then z) and translate, in the case's units, and indexed for the wall distances.
+template <class CheckInside>
+void readMesh(const CaseNode& node, lbm::Obstacle& o, const Shape& s, const CheckInside& checkInside) {
+  const CaseNode fileNode = node.at("file");
+  o.file = fileNode.string();
+  if (o.file.empty()) fileNode.fail("obstacle file is empty; give the path of an STL file");
+  const std::filesystem::path path = std::filesystem::path(o.file).is_absolute() ? std::filesystem::path(o.file)
+                                                                                 : s.caseDir / o.file;
+  geometry::TriangleMesh mesh;
+  try {
+    mesh = readStl(path.string());
+  } catch (const StlError& e) {
+    fileNode.fail(e.what());
+  }
+  if (const std::string open = geometry::checkClosed(mesh); !open.empty())
+    fileNode.fail(fmt::format("{}: {}; an obstacle must be a closed surface (every edge shared by two triangles of "
+                              "opposite orientation)",
+                              path.string(), open));
+  double scale = 1;
+  Vec3 rotate{}, translate{};
+  if (const auto n = node.find("scale")) scale = n->positive();
+  if (const auto n = node.find("rotate")) rotate = readVector(*n, s);
+  if (const auto n = node.find("translate")) translate = readVector(*n, s);
+  // Placed in the case's units, then into cells (the identity for a case in lattice units).
+  const double cell = s.units.toLattice(lbm::Quantity::Length, 1.0);
+  mesh = geometry::transform(geometry::transform(mesh, scale, rotate, translate), cell, {0, 0, 0}, {0, 0, 0});
+  const geometry::Box3 box = geometry::boundingBox(mesh);
+  for (int a = 0; a < 3; ++a) checkInside(a, box.min[a], box.max[a], fileNode);
+  o.mesh = std::make_shared<const geometry::MeshIndex>(std::move(mesh));
+}
+
 lbm::Obstacle readObstacle(const CaseNode& node, std::size_t index, const Shape& s) {
   lbm::Obstacle o;
   const CaseNode shapeNode = node.at("shape");
-  const std::string shape = shapeNode.choice({"circle", "sphere", "cylinder", "box"});
+  const std::string shape = shapeNode.choice({"circle", "sphere", "cylinder", "box", "stl"});
+  if (shape == "stl" && s.dims == 2)
+    shapeNode.fail(fmt::format("shape 'stl' is a 3D surface and {} is a 2D lattice; use 'circle' or 'box'", s.lattice));
   if (shape == "circle" && s.dims == 3)
     shapeNode.fail(fmt::format("shape 'circle' is 2D and {} is a 3D lattice; use 'cylinder' (with axis) or 'sphere'",
                                s.lattice));
@@ -472,6 +509,8 @@ lbm::Obstacle readObstacle(const CaseNode& node, std::size_t index, const Shape&
 
   if (shape == "box")
     node.checkKeys({"name", "shape", "min", "max", "boundary"});
+  else if (shape == "stl")
+    node.checkKeys({"name", "shape", "file", "scale", "rotate", "translate", "boundary"});
   else if (shape == "cylinder")
     node.checkKeys({"name", "shape", "center", "radius", "axis", "boundary"});
   else
@@ -498,6 +537,12 @@ lbm::Obstacle readObstacle(const CaseNode& node, std::size_t index, const Shape&
                         o.name, kAxis[axis], length(lo), length(hi), unitSuffix(s, lbm::Quantity::Length), kAxis[axis],
                         length(static_cast<double>(s.cells[axis]))));
   };
+
+  if (shape == "stl") {
+    o.shape = lbm::ShapeKind::Mesh;
+    readMesh(node, o, s, checkInside);
+    return o;
+  }
 
   if (shape == "box") {
     o.shape = lbm::ShapeKind::Box;
@@ -597,25 +642,33 @@ long long stepsFromTime(const CaseNode& n, const Shape& s, const std::string& al
   return static_cast<long long>(steps);
 }
 
+// Of two keys that say the same thing in steps and in seconds, the one to read: the one given, or where the file
+// gives one and a --set the other, the --set (`--set run.steps=20` shortens a run the file gives in seconds).
+// Nullopt when neither is given; an error when both come from the file, or both from --set.
+std::optional<CaseNode> stepsOrTime(const CaseNode& parent, std::string_view stepsKey, std::string_view timeKey) {
+  const auto steps = parent.find(stepsKey);
+  const auto time = parent.find(timeKey);
+  if (!steps || !time) return steps ? steps : time;
+  const bool stepsSet = !steps->location().override.empty(), timeSet = !time->location().override.empty();
+  if (stepsSet == timeSet)
+    time->fail(fmt::format("give {} (steps) or {} (seconds), not both", steps->path(), time->path()));
+  return stepsSet ? steps : time;
+}
+
 // An interval in steps: `every` or, in a case with units, `every_time` in seconds (rounded to the nearest whole
 // step); nullopt when the map has neither.
 std::optional<int> readEvery(const CaseNode& parent, const Shape& s, long long min, const std::string& meaning) {
-  const auto steps = parent.find("every");
-  const auto time = parent.find("every_time");
-  if (steps && time)
-    time->fail(fmt::format("give {}.every (steps) or {}.every_time (seconds), not both", parent.path(),
-                           parent.path()));
-  if (steps) return boundedInt(*steps, min, meaning);
-  if (time) return static_cast<int>(stepsFromTime(*time, s, parent.path() + ".every"));
-  return std::nullopt;
+  const auto given = stepsOrTime(parent, "every", "every_time");
+  if (!given) return std::nullopt;
+  if (given->path().ends_with("every_time")) return static_cast<int>(stepsFromTime(*given, s, parent.path() + ".every"));
+  return boundedInt(*given, min, meaning);
 }
 
 void readRun(const CaseNode& root, LbmCase& c, const Shape& s) {
   const CaseNode run = root.at("run");
   run.checkKeys({"steps", "time"});
-  if (const auto time = run.find("time")) {
-    if (run.find("steps")) time->fail("give run.steps or run.time (seconds), not both");
-    c.steps = stepsFromTime(*time, s, "run.steps");
+  if (const auto given = stepsOrTime(run, "steps", "time"); given && given->path() == "run.time") {
+    c.steps = stepsFromTime(*given, s, "run.steps");
     return;
   }
   const CaseNode steps = run.at("steps");
@@ -824,6 +877,7 @@ LbmCase parseLbmCase(const CaseDocument& doc) {
   LbmCase c;
   Shape s;
   c.sourceFile = doc.fileName();
+  s.caseDir = std::filesystem::path(doc.fileName()).parent_path();
   readLattice(root, c, s);
   c.device = parseDeviceSpec(root);  // before precision: half precision depends on the backend
   if (s.dims == 2 && c.device.ranks[2] > 1)

@@ -3,11 +3,13 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/CheckpointSpec.h"
+#include "core/geometry/MeshVoxelizer.h"
 #include "core/lbm/LbmTypes.h"
 #include "core/lbm/Units.h"
 #include "core/DeviceSpec.h"
@@ -17,7 +19,7 @@ namespace hopsim::lbm {
 enum class CollisionModel { BGK, TRT };
 enum class BoundaryType { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet };
 enum class InletProfile { Uniform, Parabolic };
-enum class ShapeKind { Circle, Sphere, Cylinder, Box };
+enum class ShapeKind { Circle, Sphere, Cylinder, Box, Mesh };
 // How fluid cells next to an obstacle bounce populations off it: half-way between the cell centres (the surface
 // is the staircase of the solid cells' faces), or at the shape's own surface, interpolated along each link
 // (Bouzidi, Firdaouss & Lallemand 2001).
@@ -40,6 +42,8 @@ struct Obstacle {
   double radius = 0;  // circle, sphere, cylinder
   int axis = 2;       // cylinder: 0 = x, 1 = y, 2 = z
   Vec3 min{}, max{};  // box
+  std::string file;   // mesh: the STL file, as the case names it
+  std::shared_ptr<const geometry::MeshIndex> mesh;  // mesh: the closed surface in lattice units, placed
   ObstacleBoundary boundary = ObstacleBoundary::Staircase;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 namespace hopsim::lbm {
@@ -16,6 +17,7 @@ bool roundAxis(const Obstacle& ob, int a, int dims) {
 }  // namespace
 
 bool inside(const Obstacle& ob, const Vec3& p, int dims) {
+  if (ob.shape == ShapeKind::Mesh) throw std::logic_error("inside() of a mesh obstacle: voxelise it instead");
   if (ob.shape == ShapeKind::Box) {
     for (int a = 0; a < dims; ++a)
       if (p[a] < ob.min[a] || p[a] > ob.max[a]) return false;
@@ -28,6 +30,7 @@ bool inside(const Obstacle& ob, const Vec3& p, int dims) {
 }
 
 std::optional<double> segmentEntry(const Obstacle& ob, const Vec3& from, const Vec3& to, int dims) {
+  if (ob.shape == ShapeKind::Mesh) return geometry::segmentEntry(*ob.mesh, from, to);
   if (ob.shape == ShapeKind::Box) {
     // Slabs: the segment is inside the box between the latest entry into and the earliest exit from each slab.
     double enter = 0, leave = 1;

@@ -8,7 +8,7 @@
 namespace hopsim::lbm {
 
 // Whether the point p lies inside the obstacle (its surface included). Only the lattice's axes count: a 2-D box
-// ignores z.
+// ignores z. Not for meshes, whose cells are found all at once (geometry::voxelize): throws std::logic_error.
 bool inside(const Obstacle& ob, const Vec3& p, int dims);
 
 // Where the segment from `from` (outside the obstacle) to `to` (inside it) enters the obstacle, as the fraction t in

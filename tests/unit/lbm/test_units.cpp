@@ -283,7 +283,8 @@ TEST_CASE("units mixed with lattice values, or missing, are located errors", "[u
   expectError(edited(kSI, "mach: 0.05", "mach: 0.4"), 3, "0.4", "neither accurate nor stable");
   expectError(edited(kSI, "density: 1.2, ", ""), 3, "{", "density");
   expectError(edited(kSI, "run: {time: 1.0}", "run: {time: 1.0e-5}"), 12, "1.0e-5", "less than half a time step");
-  expectError(edited(kSI, "run: {time: 1.0}", "run: {time: 1.0, steps: 3}"), 12, "1.0", "give run.steps or run.time");
+  expectError(edited(kSI, "run: {time: 1.0}", "run: {time: 1.0, steps: 3}"), 12, "1.0",
+              "give run.steps (steps) or run.time (seconds), not both");
   expectError(kSI + "output: {every: 10, every_time: 0.1}\n", 13, "0.1", "not both");
 
   // The lattice-unit case: SI keys need a units section.
@@ -296,6 +297,14 @@ TEST_CASE("units mixed with lattice values, or missing, are located errors", "[u
   expectError(lattice + "output: {fields: [velocity, pressure]}\n", 9, "pressure", "written by cases with a units");
   expectError(edited(lattice, "{type: wall}", "{type: pressure_outlet, pressure: 10}"), 6, "10",
               "needs a units section");
+}
+
+TEST_CASE("a --set of steps replaces the time the file gives, and the other way round", "[unit][units]") {
+  CHECK(parseLbmCase(CaseDocument::fromString(kSI, "case.yaml", {"run.steps=20"})).steps == 20);
+  CHECK(parseLbmCase(CaseDocument::fromString(kSI + "output: {every: 10}\n", "case.yaml", {"output.every_time=0.1"}))
+            .output.every == parseLbmCase(CaseDocument::fromString(kSI + "output: {every_time: 0.1}\n")).output.every);
+  CHECK_THROWS_AS(parseLbmCase(CaseDocument::fromString(kSI, "case.yaml", {"run.steps=20", "run.time=2"})),
+                  CaseError);
 }
 
 TEST_CASE("tau near 1/2 and Mach above 0.1 in a case with units are warned about with the fix", "[unit][units]") {
