@@ -325,7 +325,8 @@ void readFluidWithUnits(const CaseNode& root, LbmCase& c, const Shape& s, const 
     nu = fluid->find("viscosity");
   }
   if (nu && units.viscosityAt)
-    nu->fail(fmt::format("the viscosity is given twice, as fluid.viscosity and as {}; give one", units.viscosityAt->path()));
+    nu->fail(fmt::format("the viscosity is given twice, as fluid.viscosity and as {}; give one",
+                         units.viscosityAt->path()));
   if (!nu && !units.viscosityAt)
     units.node->fail("the case has units but no viscosity: give units.viscosity (m^2/s), units.reynolds (with "
                      "units.velocity and units.length) or fluid.viscosity (m^2/s)");
@@ -660,7 +661,8 @@ std::optional<CaseNode> stepsOrTime(const CaseNode& parent, std::string_view ste
 std::optional<int> readEvery(const CaseNode& parent, const Shape& s, long long min, const std::string& meaning) {
   const auto given = stepsOrTime(parent, "every", "every_time");
   if (!given) return std::nullopt;
-  if (given->path().ends_with("every_time")) return static_cast<int>(stepsFromTime(*given, s, parent.path() + ".every"));
+  if (given->path().ends_with("every_time"))
+    return static_cast<int>(stepsFromTime(*given, s, parent.path() + ".every"));
   return boundedInt(*given, min, meaning);
 }
 

@@ -44,7 +44,8 @@ class ObstacleRaster {
     for (int a = 0; a < 3; ++a) count_[a] = hi[a] - lo[a];
     masks_.resize(c.obstacles.size());
     for (std::size_t k = 0; k < c.obstacles.size(); ++k)
-      if (c.obstacles[k].shape == ShapeKind::Mesh) masks_[k] = geometry::voxelize(c.obstacles[k].mesh->mesh(), lo, count_);
+      if (c.obstacles[k].shape == ShapeKind::Mesh)
+        masks_[k] = geometry::voxelize(c.obstacles[k].mesh->mesh(), lo, count_);
   }
 
   // Global coordinates (x, y, z), inside the range.

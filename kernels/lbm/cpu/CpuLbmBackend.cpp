@@ -93,11 +93,11 @@ class CpuLbm final : public LbmBackend {
 
   std::string name() const override { return "cpu"; }
   std::string description() const override {
+    const std::string curved =
+        curvedCells_.empty() ? "" : fmt::format(", interpolated bounce-back at {} cells", curvedCells_.size());
     return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}{}", omp_get_max_threads(), L::name,
                        sizeof(T) == 8 ? "double" : "single",
-                       bulkCells() ? "bulk cells in vectorised rows" : "per cell",
-                       curvedCells_.empty() ? ""
-                                            : fmt::format(", interpolated bounce-back at {} cells", curvedCells_.size()));
+                       bulkCells() ? "bulk cells in vectorised rows" : "per cell", curved);
   }
 
   // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population

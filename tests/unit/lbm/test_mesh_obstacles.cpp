@@ -92,7 +92,8 @@ TEST_CASE("STL obstacles: the cells and wall distances of a meshed sphere agains
   long long links = 0;
   for (std::size_t k = 0; k < mesh.curved.cells.size(); ++k) {
     const long long c = mesh.curved.cells[k];
-    const double p[3] = {c % d.n[0] + 0.5, (c / d.n[0]) % d.n[1] + 0.5, c / (static_cast<long long>(d.n[0]) * d.n[1]) + 0.5};
+    const long long row = c / d.n[0];
+    const double p[3] = {c % d.n[0] + 0.5, row % d.n[1] + 0.5, row / d.n[1] + 0.5};
     for (int i = 1; i < D3Q19::Q; ++i) {
       const double q = mesh.curved.q[k * D3Q19::Q + i];
       if (q == 0) continue;

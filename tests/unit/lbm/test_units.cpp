@@ -183,18 +183,19 @@ TEST_CASE("the derived lattice values follow from L, U, rho, the resolution and 
 
 TEST_CASE("the Schaefer-Turek case in SI parses to the lattice-unit validation case", "[unit][units]") {
   const fs::path source(HOPSIM_SOURCE_DIR);
-  const auto lattice = parseLbmCase(CaseDocument::load((source / "validation/lbm/cylinder2d_schaefer_turek.yaml").string()));
-  // The validation case's resolution (D = 20 cells) and lattice velocity (mean inflow 0.04), its precision and
+  const auto lattice =
+      parseLbmCase(CaseDocument::load((source / "validation/lbm/cylinder2d_schaefer_turek.yaml").string()));
+  // The validation case's resolution (D = 20 cells) and lattice velocity (mean inflow 0.02), its precision and
   // force reference, in SI: channel 2.2 x 0.41 m, D = 0.1 m at (0.2, 0.2), U_mean 0.2 m/s, nu 1e-3 m^2/s (Re 20).
   const std::string si =
       "solver: lbm\nlattice: D2Q9\nprecision: double\ncollision: {model: trt}\n"
-      "units: {length: 0.1, velocity: 0.2, viscosity: 1.0e-3, density: 1.0, resolution: 20, lattice_velocity: 0.04}\n"
+      "units: {length: 0.1, velocity: 0.2, viscosity: 1.0e-3, density: 1.0, resolution: 20, lattice_velocity: 0.02}\n"
       "domain: {size: [2.2, 0.41]}\n"
       "boundaries:\n"
       "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.3, 0]}\n"
       "  x+: {type: pressure_outlet, pressure: 0}\n"
       "  y-: {type: wall}\n  y+: {type: wall}\n"
-      "obstacles:\n  - {name: cylinder, shape: circle, center: [0.2, 0.2], radius: 0.05}\n"
+      "obstacles:\n  - {name: cylinder, shape: circle, center: [0.2, 0.2], radius: 0.05, boundary: interpolated}\n"
       "run: {steps: 1}\n"
       "output:\n  forces: {every: 100, reference: {velocity: 0.2, length: 0.1, density: 1.0}}\n";
   const auto c = parse(si);
@@ -211,6 +212,7 @@ TEST_CASE("the Schaefer-Turek case in SI parses to the lattice-unit validation c
   }
   REQUIRE(c.obstacles.size() == 1);
   CHECK(c.obstacles[0].shape == lattice.obstacles[0].shape);
+  CHECK(c.obstacles[0].boundary == lattice.obstacles[0].boundary);
   CHECK(c.obstacles[0].radius == Approx(lattice.obstacles[0].radius).epsilon(1e-12));
   for (int a = 0; a < 2; ++a) CHECK(c.obstacles[0].center[a] == Approx(lattice.obstacles[0].center[a]).epsilon(1e-12));
   CHECK(c.output.forces.refVelocity == Approx(lattice.output.forces.refVelocity).epsilon(1e-12));
