@@ -55,7 +55,7 @@ struct LbmSetup {
   int obstacles = 0;
   StreamingLayout layout = StreamingLayout::Auto;  // GPU backends; the CPU backend always uses two lattices
   bool haloAllPopulations = false;  // decomposed runs with inlet/outlet faces: ghost planes carry every population
-  CurvedLinks curved;               // interpolated bounce-back; the CPU backend only
+  CurvedLinks curved{};             // interpolated bounce-back; the CPU backend only
 };
 
 // Whether the setup has a velocity inlet or a pressure outlet face.
