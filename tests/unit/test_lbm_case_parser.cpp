@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "LbmCaseText.h"
 #include "io/CaseReader.h"
 #include "io/LbmCaseParser.h"
 
@@ -16,6 +17,9 @@ using hopsim::io::CaseDocument;
 using hopsim::io::CaseError;
 using hopsim::io::parseLbmCase;
 namespace lbm = hopsim::lbm;
+using hopsim::testing::edited;
+using hopsim::testing::expectError;
+using hopsim::testing::expectWarning;
 
 namespace {
 
@@ -45,44 +49,8 @@ const std::string k3D =
     "  z+: {type: moving_wall, velocity: [0.05, 0, 0]}\n"    // 11
     "run: {steps: 10}\n";                                    // 12
 
-std::string edited(const std::string& base, const std::string& from, const std::string& to) {
-  const auto at = base.find(from);
-  REQUIRE(at != std::string::npos);
-  std::string out = base;
-  out.replace(at, from.size(), to);
-  return out;
-}
-
 lbm::LbmCase parse(const std::string& text, std::vector<std::string>* warnings = nullptr) {
-  const auto doc = CaseDocument::fromString(text, "case.yaml");
-  auto c = parseLbmCase(doc);
-  if (warnings) *warnings = doc.warnings();
-  return c;
-}
-
-// The first error of `text` must be at line:column and contain `phrase`.
-void expectError(const std::string& text, int line, int column, const std::string& phrase) {
-  INFO("case:\n" << text);
-  try {
-    parse(text);
-    FAIL("no error; expected '" << phrase << "' at " << line << ":" << column);
-  } catch (const CaseError& e) {
-    INFO("error: " << e.what());
-    CHECK(e.where().line == line);
-    CHECK(e.where().column == column);
-    CHECK(e.message().find(phrase) != std::string::npos);
-  }
-}
-
-// `text` parses, with exactly one warning, at line:column and containing `phrase`.
-void expectWarning(const std::string& text, int line, int column, const std::string& phrase) {
-  INFO("case:\n" << text);
-  std::vector<std::string> warnings;
-  parse(text, &warnings);
-  REQUIRE(warnings.size() == 1);
-  INFO("warning: " << warnings[0]);
-  CHECK(warnings[0].find("case.yaml:" + std::to_string(line) + ":" + std::to_string(column) + ": warning:") == 0);
-  CHECK(warnings[0].find(phrase) != std::string::npos);
+  return hopsim::testing::parseCaseText(text, warnings);
 }
 
 std::filesystem::path tempFile(const std::string& stem) {

@@ -8,9 +8,8 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "LbmCaseText.h"
 #include "core/lbm/ObstacleShapes.h"
-#include "io/CaseReader.h"
-#include "io/LbmCaseParser.h"
 #include "kernels/lbm/Lattice.h"
 #include "kernels/lbm/cpu/CpuLbmBackend.h"
 #include "solvers/lbm/LbmSimulation.h"
@@ -37,7 +36,7 @@ Obstacle box(Vec3 min, Vec3 max) {
   return o;
 }
 
-LbmCase parse(const std::string& text) { return io::parseLbmCase(io::CaseDocument::fromString(text, "case.yaml")); }
+LbmCase parse(const std::string& text) { return testing::parseCaseText(text); }
 
 // A 2-D channel around one obstacle, given as the YAML flow map of its entry.
 std::string channel(const std::string& obstacle, const std::string& cells = "[40, 24]") {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "LbmCaseText.h"
 #include "ScratchDir.h"
 #include "core/RunOptions.h"
 #include "core/lbm/Units.h"
@@ -23,6 +24,7 @@ using hopsim::io::CaseError;
 using hopsim::io::parseLbmCase;
 namespace lbm = hopsim::lbm;
 namespace fs = std::filesystem;
+using hopsim::testing::edited;
 using lbm::Quantity;
 
 namespace {
@@ -46,20 +48,7 @@ const std::string kSI =
     "  - {name: cylinder, shape: circle, center: [0.2, 0.2], radius: 0.05}\n"                              // 11
     "run: {time: 1.0}\n";                                                                                  // 12
 
-std::string edited(const std::string& base, const std::string& from, const std::string& to) {
-  const auto at = base.find(from);
-  REQUIRE(at != std::string::npos);
-  std::string out = base;
-  out.replace(at, from.size(), to);
-  return out;
-}
-
-lbm::LbmCase parse(const std::string& text, std::vector<std::string>* warnings = nullptr) {
-  const auto doc = CaseDocument::fromString(text, "case.yaml");
-  auto c = parseLbmCase(doc);
-  if (warnings) *warnings = doc.warnings();
-  return c;
-}
+lbm::LbmCase parse(const std::string& text) { return hopsim::testing::parseCaseText(text); }
 
 // The 1-based column of `token`'s first character on line `line` of `text`.
 int columnOf(const std::string& text, int line, const std::string& token) {
@@ -73,27 +62,12 @@ int columnOf(const std::string& text, int line, const std::string& token) {
 
 // The first error of `text` must be at `line`, at the column where `token` starts, and contain `phrase`.
 void expectError(const std::string& text, int line, const std::string& token, const std::string& phrase) {
-  INFO("case:\n" << text);
-  try {
-    parse(text);
-    FAIL("no error; expected '" << phrase << "' at line " << line);
-  } catch (const CaseError& e) {
-    INFO("error: " << e.what());
-    CHECK(e.where().line == line);
-    CHECK(e.where().column == columnOf(text, line, token));
-    CHECK(e.message().find(phrase) != std::string::npos);
-  }
+  hopsim::testing::expectError(text, line, columnOf(text, line, token), phrase);
 }
 
+// Likewise for the one warning `text` must give.
 void expectWarning(const std::string& text, int line, const std::string& token, const std::string& phrase) {
-  INFO("case:\n" << text);
-  std::vector<std::string> warnings;
-  parse(text, &warnings);
-  REQUIRE(warnings.size() == 1);
-  INFO("warning: " << warnings[0]);
-  const std::string where = "case.yaml:" + std::to_string(line) + ":" + std::to_string(columnOf(text, line, token));
-  CHECK(warnings[0].find(where + ": warning:") == 0);
-  CHECK(warnings[0].find(phrase) != std::string::npos);
+  hopsim::testing::expectWarning(text, line, columnOf(text, line, token), phrase);
 }
 
 std::string fileText(const fs::path& p) {
