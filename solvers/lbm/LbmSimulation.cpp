@@ -18,6 +18,7 @@
 #include "kernels/common/DeviceInfo.h"
 #include "kernels/lbm/Collision.h"
 #include "kernels/lbm/Lattice.h"
+#include "kernels/lbm/StreamCollide.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/HostMemory.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
@@ -120,7 +121,7 @@ std::optional<double> periodicEntry(const LbmCase& c, const Obstacle& ob, const 
 // beyond a periodic face, the obstacle's periodic images count too (periodicEntry).
 template <class L>
 CurvedLinks curvedLinks(const LbmCase& c, const LbmPartition& part, const DomainParams<double>& d,
-                        const std::vector<std::uint8_t>& flags, const ObstacleRaster& raster) {
+                        const std::vector<std::uint8_t>& flags) {
   CurvedLinks out;
   std::vector<double> q(L::Q);
   for (int z = d.ownLo(2); z < d.ownHi(2); ++z)
@@ -128,25 +129,22 @@ CurvedLinks curvedLinks(const LbmCase& c, const LbmPartition& part, const Domain
       for (int x = d.ownLo(0); x < d.ownHi(0); ++x) {
         const long long cell = d.index(x, y, z);
         if (flags[cell] != kFluid) continue;
-        const long long g[3] = {globalCoord(c, part, 0, x), globalCoord(c, part, 1, y), globalCoord(c, part, 2, z)};
+        const int pos[3] = {x, y, z};
         bool any = false;
         for (int i = 0; i < L::Q; ++i) {
           q[i] = 0;
-          long long s[3];
+          // The upstream cell as the solver finds it (gather()), and its flag from the box's flags.
+          long long upstream;
+          if (!linkNeighbour<L>(d, pos, i, -1, upstream)) continue;
+          const std::uint8_t flag = flags[upstream];
+          if (flag < kObstacleBase) continue;
+          const long long s[3] = {upstream % d.n[0], (upstream / d.n[0]) % d.n[1],
+                                  upstream / (static_cast<long long>(d.n[0]) * d.n[1])};
           Vec3 solid{}, fluid{};
-          bool beyondFace = false;
           for (int a = 0; a < 3; ++a) {
-            s[a] = g[a] - L::c(i, a);
-            if (s[a] < 0 || s[a] >= c.cells[a]) {
-              beyondFace = beyondFace || !c.periodic[a];
-              s[a] = (s[a] + c.cells[a]) % c.cells[a];
-            }
-            solid[a] = s[a] + 0.5;
+            solid[a] = globalCoord(c, part, a, s[a]) + 0.5;
             fluid[a] = solid[a] + L::c(i, a);
           }
-          if (beyondFace) continue;
-          const std::uint8_t flag = raster.flag(s[0], s[1], s[2]);
-          if (flag < kObstacleBase) continue;
           const Obstacle& ob = c.obstacles[flag - kObstacleBase];
           if (ob.boundary != ObstacleBoundary::Interpolated) continue;
           // The fluid centre lies outside every obstacle and the solid one inside this one, so the segment enters
@@ -295,9 +293,9 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part) {
   });
   if (interpolated) {
     switch (c.lattice) {
-      case LatticeKind::D2Q9: s.curved = curvedLinks<D2Q9>(c, part, d, s.flags, raster); break;
-      case LatticeKind::D3Q19: s.curved = curvedLinks<D3Q19>(c, part, d, s.flags, raster); break;
-      case LatticeKind::D3Q27: s.curved = curvedLinks<D3Q27>(c, part, d, s.flags, raster); break;
+      case LatticeKind::D2Q9: s.curved = curvedLinks<D2Q9>(c, part, d, s.flags); break;
+      case LatticeKind::D3Q19: s.curved = curvedLinks<D3Q19>(c, part, d, s.flags); break;
+      case LatticeKind::D3Q27: s.curved = curvedLinks<D3Q27>(c, part, d, s.flags); break;
     }
   }
   return s;

@@ -294,6 +294,14 @@ class CpuLbm final : public LbmBackend {
     return forced ? updateBulkRun<L, T, false, true> : updateBulkRun<L, T, false, false>;
   }
 
+  // A link into obstacle `ob` whose populations carried m (gather()'s onLink): the obstacle gains -m c_i, into the
+  // thread's forces `local` (3 per obstacle).
+  static void creditLink(std::vector<double>& local, int ob, int i, T m) {
+    local[3 * ob + 0] -= double(L::c(i, 0)) * m;
+    local[3 * ob + 1] -= double(L::c(i, 1)) * m;
+    local[3 * ob + 2] -= double(L::c(i, 2)) * m;
+  }
+
   // gather() for a cell with links into obstacles with interpolated bounce-back (wall distances q): those links
   // replace what gather() bounced half-way, and credit their obstacle with the momentum of the populations that
   // actually crossed them (forces into `local`, 3 per obstacle, as step() sums them). Out of line: written inside
@@ -305,13 +313,8 @@ class CpuLbm final : public LbmBackend {
     const long long n = stride_;
     const std::uint8_t* flags = flags_.data();
     const auto load = [in, n](int i, long long cell) { return in[i * n + cell]; };
-    const auto onLink = [&local](int ob, int i, T m) {
-      local[3 * ob + 0] -= double(L::c(i, 0)) * m;
-      local[3 * ob + 1] -= double(L::c(i, 1)) * m;
-      local[3 * ob + 2] -= double(L::c(i, 2)) * m;
-    };
     const auto halfWayLink = [&](int ob, int i, T m) {
-      if (q[i] == T(0)) onLink(ob, i, m);
+      if (q[i] == T(0)) creditLink(local, ob, i, m);
     };
     gather<L, Forces>(p_, flags, load, x, y, z, c, f, halfWayLink);
     const int pos[3] = {x, y, z};
@@ -321,7 +324,7 @@ class CpuLbm final : public LbmBackend {
       if constexpr (Forces) {
         long long solid = 0;
         linkNeighbour<L>(p_, pos, i, -1, solid);
-        onLink(flags[solid] - kObstacleBase, i, f[i] + load(opposite(i), c) + T(2) * L::template w<T>(i));
+        creditLink(local, flags[solid] - kObstacleBase, i, f[i] + load(opposite(i), c) + T(2) * L::template w<T>(i));
       }
     }
   }
@@ -352,11 +355,7 @@ class CpuLbm final : public LbmBackend {
 #pragma omp parallel
     {
       std::vector<double> local(Forces ? 3 * nob : 0, 0.0);
-      const auto onLink = [&local](int ob, int i, T m) {
-        local[3 * ob + 0] -= double(L::c(i, 0)) * m;
-        local[3 * ob + 1] -= double(L::c(i, 1)) * m;
-        local[3 * ob + 2] -= double(L::c(i, 2)) * m;
-      };
+      const auto onLink = [&local](int ob, int i, T m) { creditLink(local, ob, i, m); };
       const auto updateCell = [&](int x, int y, int z) {
         const long long c = p_.index(x, y, z);
         if (flags[c] != kFluid) return;
