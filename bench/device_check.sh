@@ -451,6 +451,26 @@ for one in sorted(glob.glob("/tmp/o1/fields_*.h5")):
         print(step, name, "max |diff|", np.nanmax(np.abs(got - whole)), "unfilled", int(np.isnan(got).sum()))
 PY
   ;;
+curved)
+  # Interpolated bounce-back on the GPU (issue 18): the [gpu][lbm] tests (the curved flow's agreement with the CPU
+  # backend, FP16 against FP32, Hopper against portable), the decomposed GPU runs, memcheck, the cylinder
+  # validation cases on cuda, then the bounded channels with a staircase and an interpolated cylinder, FP32 and FP16
+  # storage, each in its own process.
+  run curved_gpu_lbm_tests 240 $T "[gpu][lbm]"
+  run curved_mpi_gpu_2 120 $M -n 2 build/tests/hopsim_mpi_tests "decomposed LBM on the GPU*"
+  run curved_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
+  run curved_validate 240 build/hopsim validate --backend cuda lbm.offlattice2d lbm.cylinder2d_st lbm.cylinder_re20_d40 \
+    lbm.cylinder_re100_d40
+  for prec in single half; do
+    for b in staircase interpolated; do
+      run "curved_bench_2d_${prec}_$b" 45 $B bench/lbm_channel2d_cylinder_single.yaml --set precision=$prec \
+        --set "obstacles=[{name: cylinder, shape: circle, center: [1024, 511.5], radius: 64, boundary: $b}]" \
+        --kernels portable --repeats 5 --json "$R/curved_bench_2d_${prec}_$b.json"
+      run "curved_bench_3d_${prec}_$b" 45 $B bench/lbm_channel3d_cylinder_single.yaml --set precision=$prec \
+        --set "obstacles=[{name: cylinder, shape: cylinder, center: [128, 63.5, 64], radius: 16, axis: z, boundary: $b}]" \
+        --kernels portable --repeats 5 --json "$R/curved_bench_3d_${prec}_$b.json"
+    done
+  done ;;
 validate)
   run validate_cuda 200 build/hopsim validate --backend cuda ;;
 nist)

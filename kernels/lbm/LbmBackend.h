@@ -55,7 +55,7 @@ struct LbmSetup {
   int obstacles = 0;
   StreamingLayout layout = StreamingLayout::Auto;  // GPU backends; the CPU backend always uses two lattices
   bool haloAllPopulations = false;  // decomposed runs with inlet/outlet faces: ghost planes carry every population
-  CurvedLinks curved{};             // interpolated bounce-back; the CPU backend only
+  CurvedLinks curved{};             // interpolated bounce-back
 };
 
 // Whether the setup has a velocity inlet or a pressure outlet face.
@@ -67,9 +67,14 @@ inline bool hasOpenFaces(const LbmSetup& s) {
   return false;
 }
 
-// Whether the in-place layout can run this setup exactly: inlet and outlet ghost nodes read the full population
-// set of a neighbouring cell while that cell updates it in place.
-inline bool inPlaceSupports(const LbmSetup& s) { return !hasOpenFaces(s); }
+// Why the in-place layout cannot run this setup exactly, or empty where it can: inlet and outlet ghost nodes read
+// the full population set of a neighbouring cell, and interpolated bounce-back a population of the cell downstream,
+// while that cell updates it in place.
+inline std::string inPlaceRefusal(const LbmSetup& s) {
+  if (hasOpenFaces(s)) return "inlet and outlet faces need two lattices";
+  if (!s.curved.cells.empty()) return "interpolated bounce-back needs two lattices";
+  return {};
+}
 
 class LbmBackend {
  public:

@@ -116,6 +116,29 @@ HOPSIM_HD T interpolatedBounce(const DomainParams<T>& p, const std::uint8_t* fla
   return T(2) * q * back + (T(1) - T(2) * q) * load(o, next);
 }
 
+// After gather() for a cell with links into obstacles with interpolated bounce-back (q[i] > 0: the link's wall
+// distance, LbmSetup::curved): replaces what gather() bounced half-way on those links by interpolatedBounce() and,
+// when Forces, credits each link's obstacle with the momentum of the populations that actually crossed it,
+// onLink(obstacle, i, m) with m = f_i + f*_opp(i)(x) (shifted populations: + 2 w_i), as gather() credits a half-way
+// link. The caller passes gather() an onLink that skips the links with q[i] > 0, which are credited here instead.
+// Shared by the cpu backend and the CUDA curved-cell kernel, so that both compute the same populations.
+template <class L, bool Forces, class T, class Load, class Link>
+HOPSIM_HD void interpolatedLinks(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load,
+                                 const int pos[3], long long self, const T* q, T* f, const Link& onLink) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll 1  // a few links per cell: unrolled, the loop only made the kernel (and its compile time) grow
+#endif
+  for (int i = 1; i < L::Q; ++i) {
+    if (q[i] == T(0)) continue;
+    f[i] = interpolatedBounce<L>(p, flags, load, pos, self, i, q[i]);
+    if constexpr (Forces) {
+      long long solid = 0;
+      linkNeighbour<L>(p, pos, i, -1, solid);
+      onLink(flags[solid] - kObstacleBase, i, f[i] + load(opposite(i), self) + T(2) * L::template w<T>(i));
+    }
+  }
+}
+
 // What a moving wall adds to the population i that bounces off it: 6 w_i rho_w c_i.u_w (rho_w = 1). One
 // expression shared by gather() and the bulk kernels' wall cells, so that both round it alike.
 template <class L, class T>

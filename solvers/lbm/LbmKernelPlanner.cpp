@@ -133,9 +133,9 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k = KernelPlan{};
   k.layout = s.layout != StreamingLayout::Auto ? s.layout : o.layout;
   if (k.layout == StreamingLayout::Auto) k.layout = kDefaultLayout;
-  if (k.layout == StreamingLayout::InPlace && !inPlaceSupports(s)) {
+  if (const std::string refusal = inPlaceRefusal(s); k.layout == StreamingLayout::InPlace && !refusal.empty()) {
     k.layout = StreamingLayout::TwoLattice;
-    k.note += "; in-place layout not used: inlet and outlet faces need two lattices";
+    k.note += "; in-place layout not used: " + refusal;
   }
   if (o.blockThreads && o.blockThreads != 64 && o.blockThreads != 128 && o.blockThreads != 256)
     throw InputError(fmt::format("HOPSIM_LBM_BLOCK_THREADS={}: expected 64, 128 or 256", o.blockThreads));

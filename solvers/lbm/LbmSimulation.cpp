@@ -349,11 +349,6 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
                                  c.sourceFile.empty() ? "" : c.sourceFile + ": 'obstacles': ", names));
   }
   if (plan_.backend == Backend::Cuda) {
-    for (const Obstacle& ob : c.obstacles)
-      if (ob.boundary == ObstacleBoundary::Interpolated)
-        throw InputError(fmt::format("{}obstacle '{}': boundary: interpolated runs on the cpu backend only so far; "
-                                     "run with --backend cpu, or give the obstacle boundary: staircase",
-                                     c.sourceFile.empty() ? "" : c.sourceFile + ": ", ob.name));
     planLbmKernels(plan_, setup);
     backend_ = makeCudaBackend(setup, plan_);
   } else {

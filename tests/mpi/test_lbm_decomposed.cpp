@@ -1,5 +1,6 @@
 // Decomposed LBM against the one-rank run of the same case: fields bitwise equal on every process grid the ranks
-// at hand allow (2D and 3D, periodic axes, walls, a moving wall, inlet and outlet, an obstacle spanning ranks),
+// at hand allow (2D and 3D, periodic axes, walls, a moving wall, inlet and outlet, an obstacle spanning ranks, with
+// half-way and interpolated bounce-back),
 // observables and obstacle forces equal to round-off of the order of summation.
 #include <algorithm>
 #include <array>
@@ -53,6 +54,19 @@ std::vector<Case> cases() {
        "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: wall}\n  z-: {type: wall}\n"
        "  z+: {type: moving_wall, velocity: [0.02, 0.01, 0]}\n"
        "obstacles:\n  - {name: b, shape: box, min: [7, 3, 4], max: [11, 8, 9]}\n",
+       50},
+      {"2D D2Q9 interpolated bounce-back: circles across ranks and the periodic face, inlet, outlet", 2,
+       "solver: lbm\nlattice: D2Q9\nprecision: double\ndomain: {cells: [44, 30], periodic: [y]}\n"
+       "fluid: {viscosity: 0.04}\nboundaries:\n  x-: {type: velocity_inlet, velocity: [0.04, 0]}\n"
+       "  x+: {type: pressure_outlet, density: 1.0}\n"
+       "obstacles:\n  - {name: c, shape: circle, center: [21.7, 14.6], radius: 6.3, boundary: interpolated}\n"
+       "  - {name: edge, shape: circle, center: [33.2, 0.8], radius: 3.1, boundary: interpolated}\n",
+       90},
+      {"3D D3Q19 interpolated bounce-back: sphere across ranks, walls, body force", 3,
+       "solver: lbm\nlattice: D3Q19\nprecision: double\ndomain: {cells: [20, 18, 16], periodic: [x, z]}\n"
+       "fluid: {viscosity: 0.05}\nbody_force: [2e-5, 0, 1e-5]\nboundaries:\n  y-: {type: wall}\n"
+       "  y+: {type: wall}\nobstacles:\n  - {name: s, shape: sphere, center: [9.6, 8.7, 8.3], radius: 4.6, "
+       "boundary: interpolated}\n",
        50},
   };
 }

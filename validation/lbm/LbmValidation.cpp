@@ -133,14 +133,6 @@ std::vector<Row> couette2d(const Context& ctx) {
   return {makeRow("lbm.couette2d", "rel. L2 error of u(y), H = 32", relativeL2(m, e), 1e-3)};
 }
 
-// A case with interpolated bounce-back, on the cpu backend whatever the run asked for: the only one that has it so
-// far (README, "Boundary conditions").
-LbmCase loadCpuCase(const Context& ctx, const std::string& file, const std::vector<std::string>& overrides) {
-  LbmCase c = loadCase(ctx, file, overrides);
-  c.device.backend = Backend::Cpu;
-  return c;
-}
-
 // Plane Poiseuille flow between box obstacles whose faces lie at y = a = 1.3 and y = b = H - 1.4, off the lattice:
 // the links from the cells next to them cross at q = 0.2 and 0.1. Relative L2 error of u(y) over the fluid cells.
 double offLatticePoiseuille(const Context& ctx, int H, const std::string& boundary, const std::string& collision) {
@@ -150,7 +142,7 @@ double offLatticePoiseuille(const Context& ctx, int H, const std::string& bounda
       fmt::format("obstacles=[{{name: lower, shape: box, min: [0, 0], max: [2, {}], boundary: {}}}, {{name: upper, "
                   "shape: box, min: [0, {}], max: [2, {}], boundary: {}}}]",
                   a, boundary, b, H, boundary);
-  LbmCase c = loadCpuCase(ctx, "offlattice2d.yaml",
+  LbmCase c = loadCase(ctx, "offlattice2d.yaml",
                           {fmt::format("domain.cells=[2,{}]", H), fmt::format("fluid={{tau: {}}}", tau),
                            fmt::format("body_force=[{},0]", g), "collision=" + collision, walls});
   LbmSimulation sim(c, c.device.backend, c.device.kernels);
@@ -194,7 +186,7 @@ std::vector<Row> offLattice2d(const Context& ctx) {
   // Couette: the lower wall off the lattice at a = 1.3, the upper face moving at U (half-way, exact on the face).
   const int H = 22;
   const double a = 1.3, U = 0.02;
-  LbmCase c = loadCpuCase(
+  LbmCase c = loadCase(
       ctx, "offlattice2d.yaml",
       {fmt::format("domain.cells=[2,{}]", H), fmt::format("boundaries.y+={{type: moving_wall, velocity: [{}, 0]}}", U),
        fmt::format("obstacles=[{{name: lower, shape: box, min: [0, 0], max: [2, {}], boundary: interpolated}}]", a)});
@@ -375,7 +367,7 @@ std::vector<Row> channel2d(const Context& ctx) {
 // The Schaefer-Turek channel (2.2 x 0.41, the cylinder of diameter 0.1 at (0.2, 0.2)) with D cells across the
 // cylinder, the mean inflow uMean (peak 1.5 uMean) and Reynolds number U_mean D / nu: the case file scaled.
 LbmCase schaeferTurek(const Context& ctx, int D, double uMean, double reynolds) {
-  return loadCpuCase(
+  return loadCase(
       ctx, "cylinder2d_schaefer_turek.yaml",
       {fmt::format("domain.cells=[{},{}]", 22 * D, 41 * D / 10),
        fmt::format("fluid={{viscosity: {}}}", uMean * D / reynolds),

@@ -318,15 +318,8 @@ class CpuLbm final : public LbmBackend {
     };
     gather<L, Forces>(p_, flags, load, x, y, z, c, f, halfWayLink);
     const int pos[3] = {x, y, z};
-    for (int i = 1; i < L::Q; ++i) {
-      if (q[i] == T(0)) continue;
-      f[i] = interpolatedBounce<L>(p_, flags, load, pos, c, i, q[i]);
-      if constexpr (Forces) {
-        long long solid = 0;
-        linkNeighbour<L>(p_, pos, i, -1, solid);
-        creditLink(local, flags[solid] - kObstacleBase, i, f[i] + load(opposite(i), c) + T(2) * L::template w<T>(i));
-      }
-    }
+    const auto onLink = [&local](int ob, int i, T m) { creditLink(local, ob, i, m); };
+    interpolatedLinks<L, Forces>(p_, flags, load, pos, c, q, f, onLink);
   }
 
   // The wall distances of cell c's links (CurvedLinks), or null when it has none.

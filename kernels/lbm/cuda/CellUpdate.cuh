@@ -14,8 +14,17 @@ namespace hopsim::lbm {
 // cells whose other links all bounce back, off walls and moving walls only (kCellWall: which ones follows from the
 // cell's position, no memory read) or off solid cells too (kCellWallSolid: the neighbours' flags tell). The
 // two-lattice bulk kernels update them in their own pass (updateCellWithWalls), where their loads coalesce with
-// their bulk neighbours'. Boundary cells (a link to an inlet or outlet ghost node) always need gather().
-enum : std::uint8_t { kCellSkip = 0, kCellBulk = 1, kCellBoundary = 2, kCellWall = 3, kCellWallSolid = 4 };
+// their bulk neighbours'. Boundary cells (a link to an inlet or outlet ghost node) always need gather(). Curved
+// cells (links into obstacles with interpolated bounce-back, LbmSetup::curved) are set apart after classification
+// and go through a kernel of their own (updateCurvedCell), so that the other kernels' code does not change.
+enum : std::uint8_t {
+  kCellSkip = 0,
+  kCellBulk = 1,
+  kCellBoundary = 2,
+  kCellWall = 3,
+  kCellWallSolid = 4,
+  kCellCurved = 5
+};
 
 HOPSIM_HD bool isWallCell(std::uint8_t k) { return k == kCellWall || k == kCellWallSolid; }
 
@@ -242,14 +251,22 @@ HOPSIM_UNROLL
 
 // The same for a boundary cell, through the shared gather(): bounce-back, moving walls, inlet/outlet ghost nodes
 // (where the layout allows them; from `open` where it holds the face cells' moments) and momentum exchange with
-// obstacles when `forces` is not null.
-template <class L, class Access, class T, class Index>
+// obstacles when `forces` is not null. Curved: a curved cell, whose links with wall distances q[i] > 0 then bounce
+// off the obstacle's surface (interpolatedLinks(); two lattices only: a link with q < 1/2 reads the cell
+// downstream, which the in-place layout does not allow).
+template <class L, bool Curved = false, class Access, class T, class Index>
 HOPSIM_HD void updateBoundaryCell(const DomainParams<T>& p, const std::uint8_t* flags, const Access& acc,
-                                  const CellCursor<Index>& c, double* forces, const OpenFaceMoments<T>& open) {
+                                  const CellCursor<Index>& c, double* forces, const OpenFaceMoments<T>& open,
+                                  const T* q = nullptr) {
   T f[L::Q];
   const auto load = [&](int i, long long cell) { return acc.post(i, static_cast<Index>(cell), c); };
   ForceTally<L, T> tally{forces};
-  const auto onLink = [&](int ob, int i, T m) { tally.add(ob, i, m); };
+  const auto onLink = [&](int ob, int i, T m) {
+    if constexpr (Curved) {
+      if (q[i] != T(0)) return;  // credited by interpolatedLinks()
+    }
+    tally.add(ob, i, m);
+  };
   const int pos[3] = {c.pos[0], c.pos[1], c.pos[2]};
   const auto self = static_cast<long long>(c.self);
   const auto ghost = [&](int face, int i, const int g[3]) {
@@ -261,6 +278,11 @@ HOPSIM_HD void updateBoundaryCell(const DomainParams<T>& p, const std::uint8_t* 
     return ghostFromInner<L>(p, face, i, g, load(i, inner), m[0], u0);
   };
   gather<L, true, Access::kOpenFaces>(p, flags, load, pos[0], pos[1], pos[2], self, f, onLink, ghost);
+  if constexpr (Curved) {
+    static_assert(IsTwoLattice<Access>::value, "interpolated bounce-back reads downstream cells: two lattices only");
+    const auto credit = [&](int ob, int i, T m) { tally.add(ob, i, m); };
+    interpolatedLinks<L, true>(p, flags, load, pos, self, q, f, credit);
+  }
   tally.flush();
   T rho, u[3];
   collide<L>(f, p.collision, rho, u);

@@ -74,7 +74,7 @@ class CudaLbm final : public LbmBackend {
     if (wide_) classify<unsigned long long>();
     else classify<unsigned>();
     if (p_.hasGhosts()) excludeGhosts(s);
-    listBoundaryCells();
+    listBoundaryCells(s.curved);
     initialise(s);
     bulk_ = makeBulk();
     wallsInBulk_ = plan_.wallsInBulk && bulk_->takesWalls() && !p_.hasGhosts();
@@ -110,6 +110,9 @@ class CudaLbm final : public LbmBackend {
                                           " of them wall cells updated by the bulk kernel)"
                                     : "") +
                       (openMoments_.slots ? ", inlet/outlet face moments in a pass of their own" : "") +
+                      (curved_.count ? ", " + std::to_string(curved_.count) +
+                                           " cells with interpolated bounce-back in a pass of their own"
+                                     : "") +
                       ", graphs of " + std::to_string(plan_.graphSteps) + " steps" + plan_.note;
     if (p_.hasGhosts())
       out += "; decomposed: ghost layers on " + std::to_string(p_.ghost[0] + p_.ghost[1] + p_.ghost[2] + p_.ghost[3] +
@@ -579,12 +582,47 @@ class CudaLbm final : public LbmBackend {
     HOPSIM_CUDA_CHECK_LAUNCH("classifyKernel");
   }
 
+  // Which cells one launch of a step updates: a class array (kCellSkip elsewhere), a boundary list and the curved
+  // cells (their list and wall distances).
+  struct CurvedPart {
+    const BoundaryCell* list = nullptr;
+    const T* q = nullptr;
+    long long count = 0;
+  };
+  struct StepPart {
+    const std::uint8_t* cls = nullptr;
+    const BoundaryCell* list = nullptr;
+    long long count = 0;
+    CurvedPart curved;
+  };
+  struct CurvedCells {
+    DeviceBuffer<BoundaryCell> list;
+    DeviceBuffer<T> q;
+    long long count = 0;
+    CurvedPart part() const { return {list.get(), q.get(), count}; }
+  };
+
   // The fluid cells that need gather(), in index order so that neighbouring threads read neighbouring cells: all
   // of them (wall and boundary cells), and the boundary cells alone for the steps whose bulk update takes the walls.
-  void listBoundaryCells() {
+  // The cells of `curved` become class kCellCurved first: they go through the curved-cell kernel only.
+  void listBoundaryCells(const CurvedLinks& curved) {
     std::vector<std::uint8_t> cls(static_cast<std::size_t>(p_.cells));
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(cls.data(), cls_.get(), cls.size(), cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
+    std::vector<BoundaryCell> curvedList;
+    if (!curved.cells.empty()) {
+      if (inPlace_)
+        throw std::logic_error("interpolated bounce-back needs the two-lattice layout (the planner chooses it)");
+      for (const long long c : curved.cells) {
+        if (cls[c] == kCellSkip) throw std::logic_error("a cell with interpolated links is not an owned fluid cell");
+        cls[c] = kCellCurved;
+        const long long nxy = static_cast<long long>(p_.n[0]) * p_.n[1];
+        curvedList.push_back({static_cast<int>(c % p_.n[0]), static_cast<int>((c / p_.n[0]) % p_.n[1]),
+                              static_cast<int>(c / nxy)});
+      }
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(cls_.get(), cls.data(), cls.size(), cudaMemcpyHostToDevice, stream_.get()));
+      curved_ = uploadCurved(curvedList, curved.q);
+    }
     const std::vector<BoundaryCell> list = boundaryCellsOf(cls, p_.n, false);
     const std::vector<BoundaryCell> open = boundaryCellsOf(cls, p_.n, true);
     target_.everyCellBulk = std::all_of(cls.begin(), cls.end(), [](std::uint8_t c) { return c == kCellBulk; });
@@ -592,8 +630,19 @@ class CudaLbm final : public LbmBackend {
     boundary_ = uploadList(list, stream_.get());
     openCount_ = static_cast<long long>(open.size());
     open_ = uploadList(open, stream_.get());
-    if (p_.hasGhosts()) splitShell(cls, list);
+    if (p_.hasGhosts()) splitShell(cls, list, curvedList, curved.q);
     stream_.synchronize();  // the host vectors are freed on return
+  }
+
+  // A device copy of curved cells and their Q wall distances each, in the backend's arithmetic type.
+  CurvedCells uploadCurved(const std::vector<BoundaryCell>& list, const std::vector<double>& q) {
+    CurvedCells out;
+    out.count = static_cast<long long>(list.size());
+    out.list = uploadList(list, stream_.get());
+    std::vector<T> qT(q.begin(), q.end());
+    out.q = uploadList(qT, stream_.get());
+    stream_.synchronize();  // qT is freed on return
+    return out;
   }
 
   // Whether an owned cell is next to a ghost layer.
@@ -607,7 +656,8 @@ class CudaLbm final : public LbmBackend {
   // The shell / interior split (advanceShellFirst): the interior keeps the cell classes outside the shell; the shell
   // is a few disjoint planes, launched as regions over the full class array so that only its cells get threads,
   // and the boundary list is split alike.
-  void splitShell(const std::vector<std::uint8_t>& cls, const std::vector<BoundaryCell>& list) {
+  void splitShell(const std::vector<std::uint8_t>& cls, const std::vector<BoundaryCell>& list,
+                  const std::vector<BoundaryCell>& curved, const std::vector<double>& q) {
     std::vector<std::uint8_t> interior(cls);
     std::size_t c = 0;
     for (int z = 0; z < p_.n[2]; ++z)
@@ -616,12 +666,23 @@ class CudaLbm final : public LbmBackend {
           if (inShell(x, y, z)) interior[c] = kCellSkip;
     std::vector<BoundaryCell> shellList, interiorList;
     for (const BoundaryCell& b : list) (inShell(b.x, b.y, b.z) ? shellList : interiorList).push_back(b);
+    std::vector<BoundaryCell> shellCurved, interiorCurved;
+    std::vector<double> shellQ, interiorQ;
+    for (std::size_t k = 0; k < curved.size(); ++k) {
+      const bool shell = inShell(curved[k].x, curved[k].y, curved[k].z);
+      (shell ? shellCurved : interiorCurved).push_back(curved[k]);
+      auto& qs = shell ? shellQ : interiorQ;
+      qs.insert(qs.end(), q.begin() + L::Q * k, q.begin() + L::Q * (k + 1));
+    }
     interiorCls_ = DeviceBuffer<std::uint8_t>(cls.size());
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(interiorCls_.get(), interior.data(), cls.size(), cudaMemcpyHostToDevice, stream_.get()));
     shellList_ = uploadList(shellList, stream_.get());
     interiorList_ = uploadList(interiorList, stream_.get());
-    shell_ = {cls_.get(), shellList_.get(), static_cast<long long>(shellList.size())};
-    interior_ = {interiorCls_.get(), interiorList_.get(), static_cast<long long>(interiorList.size())};
+    shellCurved_ = uploadCurved(shellCurved, shellQ);
+    interiorCurved_ = uploadCurved(interiorCurved, interiorQ);
+    shell_ = {cls_.get(), shellList_.get(), static_cast<long long>(shellList.size()), shellCurved_.part()};
+    interior_ = {interiorCls_.get(), interiorList_.get(), static_cast<long long>(interiorList.size()),
+                 interiorCurved_.part()};
     shellRegions_ = shellRegions(p_);
     stream_.synchronize();
   }
@@ -640,7 +701,7 @@ class CudaLbm final : public LbmBackend {
         });
       }
     });
-    launchPart(haloStream_.get(), parity, forces, StepPart{nullptr, shell_.list, shell_.count});
+    launchPart(haloStream_.get(), parity, forces, StepPart{nullptr, shell_.list, shell_.count, shell_.curved});
   }
 
   void initialise(const LbmSetup& s) {
@@ -648,23 +709,16 @@ class CudaLbm final : public LbmBackend {
                              [&]<class Index>(Index) { return state<Index>(0); });
   }
 
-  // Which cells one launch of a step updates: a class array (kCellSkip elsewhere) and a boundary list.
-  struct StepPart {
-    const std::uint8_t* cls = nullptr;
-    const BoundaryCell* list = nullptr;
-    long long count = 0;
-  };
-
-  // One step: the bulk update over the box, then the boundary kernel over its list. Both only touch slots of their
-  // own cells (in place) or write their own cells (two lattices), so their order does not matter. A step with
-  // forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
+  // One step: the bulk update over the box, then the boundary and curved-cell kernels over their lists. Each only
+  // touches slots of its own cells (in place) or writes its own cells (two lattices), so their order does not
+  // matter. A step with forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     if (!wallsInBulk_ || forces) {
-      launchPart(st, parity, forces, StepPart{cls_.get(), boundary_.get(), boundaryCount_});
+      launchPart(st, parity, forces, StepPart{cls_.get(), boundary_.get(), boundaryCount_, curved_.part()});
       return;
     }
     bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
-    launchPart(st, parity, nullptr, StepPart{nullptr, open_.get(), openCount_});
+    launchPart(st, parity, nullptr, StepPart{nullptr, open_.get(), openCount_, curved_.part()});
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
@@ -672,7 +726,7 @@ class CudaLbm final : public LbmBackend {
   // inlet and outlet face cells' moments, they are computed first, from the populations this step reads.
   void launchPart(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
     if (part.cls) bulk_->enqueue(st, parity, part.cls, 1);
-    if (!part.count) return;
+    if (!part.count && !part.curved.count) return;
     if (openMoments_.slots) {
       const auto blocks =
           static_cast<unsigned>((openMoments_.slots + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
@@ -681,12 +735,24 @@ class CudaLbm final : public LbmBackend {
         HOPSIM_CUDA_CHECK_LAUNCH("openMomentsKernel");
       });
     }
-    const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces, openMoments_};
-    const auto blocksNeeded = static_cast<unsigned>((part.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
-    target_.template withAccess<unsigned long long>(parity, [&](const auto access) {
-      boundaryStepKernel<L><<<blocksNeeded, kBoundaryBlockThreads, 0, st>>>(args, access);
-      HOPSIM_CUDA_CHECK_LAUNCH("boundaryStepKernel");
-    });
+    if (part.count) {
+      const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces, openMoments_};
+      const auto blocks = static_cast<unsigned>((part.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+      target_.template withAccess<unsigned long long>(parity, [&](const auto access) {
+        boundaryStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
+        HOPSIM_CUDA_CHECK_LAUNCH("boundaryStepKernel");
+      });
+    }
+    if (part.curved.count) {
+      const BoundaryArgs<T> args{p_,     flags_.get(), part.curved.list, part.curved.count, forces, openMoments_,
+                                 part.curved.q};
+      const auto blocks =
+          static_cast<unsigned>((part.curved.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+      target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
+        curvedStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
+        HOPSIM_CUDA_CHECK_LAUNCH("curvedStepKernel");
+      });
+    }
   }
 
   // `steps` steps without forces from the state of `parity` in one launch: one step, or the bulk update's
@@ -754,6 +820,7 @@ class CudaLbm final : public LbmBackend {
   std::vector<CellRegion> shellRegions_;
   DeviceBuffer<std::uint8_t> interiorCls_;
   DeviceBuffer<BoundaryCell> shellList_, interiorList_;
+  CurvedCells shellCurved_, interiorCurved_;
   StepPart shell_, interior_;
   CudaStream haloStream_{CudaStream::HighestPriority{}};
   CudaEvent mainDone_, haloDone_, shellDone_;
@@ -761,6 +828,7 @@ class CudaLbm final : public LbmBackend {
   DeviceBuffer<double> forces_, partials_, foldScratch_, result_;
   DeviceBuffer<BoundaryCell> boundary_, open_;  // every non-bulk fluid cell; those with inlet or outlet links
   long long boundaryCount_ = 0, openCount_ = 0;
+  CurvedCells curved_;  // the cells with interpolated links (class kCellCurved) and their wall distances
   bool wallsInBulk_ = false;  // steps without forces: the bulk update takes the wall cells, open_ the rest
   // The inlet and outlet face cells' moments, rebuilt each step before the boundary kernel (KernelPlan::openMoments;
   // no slots where the plan does without them).

@@ -24,6 +24,7 @@ struct BoundaryArgs {
   long long count;
   double* forces;             // 3 per obstacle, or null when this step computes no forces
   OpenFaceMoments<T> open;    // the inlet and outlet face cells' moments of this step, or null values
+  const T* q = nullptr;       // curvedStepKernel: Q wall distances per listed cell (LbmSetup::curved)
 };
 
 template <class T>
@@ -74,6 +75,18 @@ __global__ void __launch_bounds__(kBoundaryBlockThreads)
   const BoundaryCell b = args.cells[k];
   const auto c = CellCursor<unsigned long long>::make(args.p, b.x, b.y, b.z);
   updateBoundaryCell<L>(args.p, args.flags, access, c, args.forces, args.open);
+}
+
+// The fluid cells with links into obstacles with interpolated bounce-back, from a list whose k-th cell has the wall
+// distances q[Q k .. Q k + Q) (two lattices only).
+template <class L, class Access, class T>
+__global__ void __launch_bounds__(kBoundaryBlockThreads)
+    curvedStepKernel(const __grid_constant__ BoundaryArgs<T> args, const Access access) {
+  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= args.count) return;
+  const BoundaryCell b = args.cells[k];
+  const auto c = CellCursor<unsigned long long>::make(args.p, b.x, b.y, b.z);
+  updateBoundaryCell<L, true>(args.p, args.flags, access, c, args.forces, args.open, args.q + L::Q * k);
 }
 
 // The moments of the inlet and outlet face cells that this step's ghost nodes read (storeOpenMoments), before the

@@ -1,13 +1,14 @@
 // The CUDA backend's per-cell code (kernels/lbm/cuda/CellUpdate.cuh) driven by plain host loops: checks the
 // in-place AA layout, the bulk/boundary split, the wall cells in the bulk pass (wallsInBulk, two lattices), the
-// inlet and outlet face cells' moments computed once per step (openMoments, two lattices; on by default here) and
-// FP16 storage on machines without a GPU. A slot of the AA array is read and written by one cell only, so a
+// inlet and outlet face cells' moments computed once per step (openMoments, two lattices; on by default here), the
+// curved cells of interpolated bounce-back (two lattices) and FP16 storage on machines without a GPU. A slot of the AA array is read and written by one cell only, so a
 // sequential sweep computes what the parallel kernel computes.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -33,8 +34,13 @@ class HostCellUpdateRunner final : public LbmBackend {
       openValues_.assign(4 * static_cast<std::size_t>(open_.slots), T(0));
       open_.values = openValues_.data();
     }
+    curvedSlot_.assign(n, -1);
+    for (std::size_t k = 0; k < s.curved.cells.size(); ++k) curvedSlot_[s.curved.cells[k]] = static_cast<long long>(k);
+    curvedQ_.assign(s.curved.q.begin(), s.curved.q.end());
+    if (inPlace && !curvedQ_.empty()) throw std::invalid_argument("interpolated bounce-back needs two lattices");
     forEachCell([&](const CellCursor<Index>& c) {
-      cls_[c.self] = classifyCell<L>(p_, flags_.data(), c);
+      // As CudaLbm::listBoundaryCells: the cells with interpolated links are set apart after classification.
+      cls_[c.self] = curvedSlot_[c.self] >= 0 ? kCellCurved : classifyCell<L>(p_, flags_.data(), c);
       const T u[3] = {T(s.velocity[3 * c.self]), T(s.velocity[3 * c.self + 1]), T(s.velocity[3 * c.self + 2])};
       initCell<L>(p_, state(), c, T(s.density[c.self]), u);
     });
@@ -66,6 +72,7 @@ class HostCellUpdateRunner final : public LbmBackend {
             }
           }
           if (kind == kCellBulk) withForcing(p_, [&]<bool Forced>() { updateBulkCell<L, Forced>(p_, access, c); });
+          else if (kind == kCellCurved) updateCurved(access, c, out);
           else if (kind != kCellSkip) updateBoundaryCell<L>(p_, flags_.data(), access, c, out, open_);
         };
         if (!inPlace_) update(TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n});
@@ -121,6 +128,15 @@ class HostCellUpdateRunner final : public LbmBackend {
         for (int x = 0; x < p_.n[0]; ++x) fn(CellCursor<Index>::make(p_, x, y, z));
   }
 
+  // The curved-cell kernel's update (two lattices only; the constructor refuses curved cells in place).
+  template <class Access>
+  void updateCurved(const Access& access, const CellCursor<Index>& c, double* out) {
+    if constexpr (IsTwoLattice<Access>::value) {
+      const T* q = curvedQ_.data() + L::Q * curvedSlot_[c.self];
+      updateBoundaryCell<L, true>(p_, flags_.data(), access, c, out, open_, q);
+    }
+  }
+
   StateView<L, S, Index> state() const {
     S* a = const_cast<S*>(inPlace_ ? f_[0].data() : f_[parity_].data());
     return {a, static_cast<Index>(flags_.size()), inPlace_ ? parity_ : -1};
@@ -136,6 +152,8 @@ class HostCellUpdateRunner final : public LbmBackend {
   int parity_ = 0;
   OpenFaceMoments<T> open_;  // no slots: each ghost-node link builds its inner neighbour's moments
   std::vector<T> openValues_;
+  std::vector<long long> curvedSlot_;  // per cell: its index in LbmSetup::curved, or -1
+  std::vector<T> curvedQ_;
 };
 
 }  // namespace hopsim::lbm::testing

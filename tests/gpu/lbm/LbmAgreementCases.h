@@ -16,8 +16,11 @@
 namespace hopsim::lbm::testing {
 
 // Case kinds: body-force-driven periodic box with an obstacle; channel with parabolic inlet, pressure outlet,
-// walls and an obstacle; cavity with a moving lid; square duct (3D: periodic x, walls around, body force).
-enum class Flow { PeriodicForce, Channel, Cavity, Duct };
+// walls and an obstacle; cavity with a moving lid; square duct (3D: periodic x, walls around, body force); curved:
+// a body-force-driven channel, periodic along x, between a wall and a moving wall, around obstacles with
+// interpolated bounce-back (one across the periodic x face, one whose links share cells with a wall's) and a
+// staircase one.
+enum class Flow { PeriodicForce, Channel, Cavity, Duct, Curved };
 
 inline const char* flowName(Flow f) {
   switch (f) {
@@ -25,13 +28,14 @@ inline const char* flowName(Flow f) {
     case Flow::Channel: return "channel inlet/outlet+obstacle";
     case Flow::Cavity: return "cavity moving wall";
     case Flow::Duct: return "duct walls+force";
+    case Flow::Curved: return "interpolated obstacles+walls+force";
   }
   return "?";
 }
 
 inline std::vector<Flow> flowsFor(const std::string& lattice) {
-  if (lattice == "D2Q9") return {Flow::PeriodicForce, Flow::Channel, Flow::Cavity};
-  return {Flow::PeriodicForce, Flow::Channel, Flow::Cavity, Flow::Duct};
+  if (lattice == "D2Q9") return {Flow::PeriodicForce, Flow::Channel, Flow::Cavity, Flow::Curved};
+  return {Flow::PeriodicForce, Flow::Channel, Flow::Cavity, Flow::Duct, Flow::Curved};
 }
 
 inline std::string caseYaml(const std::string& lattice, const std::string& precision, const std::string& collision,
@@ -73,6 +77,20 @@ inline std::string caseYaml(const std::string& lattice, const std::string& preci
       y += "domain: {cells: [10, 16, 14], periodic: [x]}\nbody_force: [5.0e-5, 0, 0]\nboundaries:\n"
            "  y-: {type: wall}\n  y+: {type: wall}\n  z-: {type: wall}\n  z+: {type: wall}\n"
            "initial: {density: 1.0, velocity: [0.01, 0.002, -0.001]}\n";
+      break;
+    case Flow::Curved:
+      y += d3 ? "domain: {cells: [24, 14, 12], periodic: [x, z]}\nbody_force: [4.0e-5, 0, 0]\nboundaries:\n"
+                "  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [0.02, 0, 0.01]}\nobstacles:\n"
+                "  - {name: across, shape: sphere, center: [1.3, 7.4, 6.2], radius: 3.4, boundary: interpolated}\n"
+                "  - {name: low, shape: cylinder, center: [13.6, 2.3, 0], axis: z, radius: 1.9, "
+                "boundary: interpolated}\n"
+                "  - {name: block, shape: box, min: [16, 8, 3], max: [19, 11, 7]}\n"
+              : "domain: {cells: [40, 24], periodic: [x]}\nbody_force: [4.0e-5, 0]\nboundaries:\n"
+                "  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [0.02, 0]}\nobstacles:\n"
+                "  - {name: across, shape: circle, center: [1.6, 12.3], radius: 4.3, boundary: interpolated}\n"
+                "  - {name: low, shape: circle, center: [21.4, 2.2], radius: 1.8, boundary: interpolated}\n"
+                "  - {name: block, shape: box, min: [30, 14], max: [34, 18]}\n";
+      y += "initial: {density: 1.0, velocity: [0.02, 0, 0]}\n";
       break;
   }
   return y;

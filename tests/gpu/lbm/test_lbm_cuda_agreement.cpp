@@ -273,11 +273,11 @@ TEST_CASE("LBM bench on the GPU reports bandwidth, MLUPS and the roofline fracti
   }
 }
 
-// A small 3D case for compute-sanitizer (memcheck, racecheck): both layouts, boundaries, obstacle, forces,
-// observables and fields. Run alone: hopsim_tests "[sanitize]".
+// A small 3D case for compute-sanitizer (memcheck, racecheck): both layouts, boundaries, obstacles (interpolated
+// bounce-back included), forces, observables and fields. Run alone: hopsim_tests "[sanitize]".
 TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]") {
   if (!haveGpu()) return;
-  for (const Flow flow : {Flow::Channel, Flow::PeriodicForce}) {
+  for (const Flow flow : {Flow::Channel, Flow::PeriodicForce, Flow::Curved}) {
     const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", flow)));
     for (const StreamingLayout layout : {StreamingLayout::TwoLattice, StreamingLayout::InPlace}) {
       auto g = cuda(s, layout);
@@ -287,7 +287,7 @@ TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]"
       g->macroscopic(rho, u);
       const Observables o = g->observables();
       CHECK(std::isfinite(o.mass));
-      CHECK(g->obstacleForces().size() == 1);
+      CHECK(g->obstacleForces().size() == (flow == Flow::Curved ? 3 : 1));
     }
   }
 }
