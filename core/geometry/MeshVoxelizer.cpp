@@ -3,66 +3,28 @@
 // Voxelisation casts one line along +x through the centres of each row of cells and fills between the points where
 // it crosses the surface. Rows run through half-integer y and z, and meshes often have vertices and edges there, so
 // a line meets an edge or vertex exactly all the time. Whether a line passes through a triangle is therefore
-// decided on the triangle's projection onto the y-z plane with exact orientation signs, and a line through an
-// edge or vertex is read as passing infinitesimally beside it, at (y + e, z + e^2): every triangle sees the same
-// shifted line, which meets the closed surface at ordinary points only, so each crossing is counted once (the
-// shift plays the part of a top-left rule). The crossing's x is taken at the unshifted line.
+// decided on the triangle's projection onto the y-z plane with exact orientation signs (core/geometry/ScanLine.h,
+// shared with the CUDA voxeliser, which must classify every cell alike).
 #include "core/geometry/MeshVoxelizer.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
-#include "core/geometry/Orientation.h"
+#include "core/geometry/ScanLine.h"
 
 namespace hopsim::geometry {
 namespace {
 
-// The centre of cell i of an axis whose first cell is o: one formula for binning, row tests and filling, so that
-// they agree on every tie.
-inline double centre(long long o, long long i) { return static_cast<double>(o + i) + 0.5; }
+using scanline::cellsBetween;
+using scanline::centre;
+using scanline::Point2;
 
-// First and last cell i in [0, n) with lo <= centre(o, i) <= hi; first > last when there is none.
-void cellsBetween(double lo, double hi, long long o, long long n, long long& first, long long& last) {
-  first = 0;
-  last = -1;
-  if (!(lo <= hi) || n <= 0) return;
-  const double c0 = centre(o, 0), c1 = centre(o, n - 1);
-  if (hi < c0 || lo > c1) return;
-  first = lo <= c0 ? 0 : std::clamp(static_cast<long long>(std::ceil(lo - c0)), 0LL, n - 1);
-  last = hi >= c1 ? n - 1 : std::clamp(static_cast<long long>(std::floor(hi - c0)), 0LL, n - 1);
-  // The rounded differences above may be off by one at a tie; the exact comparisons settle it.
-  while (first > 0 && centre(o, first - 1) >= lo) --first;
-  while (first < n && centre(o, first) < lo) ++first;
-  while (last < n - 1 && centre(o, last + 1) <= hi) ++last;
-  while (last >= 0 && centre(o, last) > hi) --last;
-}
-
-struct Point2 {
-  double u, v;  // y and z
-};
-
-// Which side of a -> b the line through p passes when shifted to p + (e, e^2): the exact orientation, and on the
-// line itself the sign of the shift's first non-zero term. Never 0 for a != b; opposite for b -> a.
-int shiftedSide(const Point2& a, const Point2& b, const Point2& p) {
-  const int o = orient2d(a.u, a.v, b.u, b.v, p.u, p.v);
-  if (o != 0) return o;
-  if (a.v != b.v) return a.v > b.v ? 1 : -1;
-  return b.u > a.u ? 1 : -1;
-}
-
-// x where the line meets an edge, for an edge whose projection passes through p on the axis s (0 = y, 1 = z).
-// Endpoints are taken in a fixed order so that both triangles along the edge compute the same number.
-double edgeX(Vec3 a, Vec3 b, int s, double ps) {
-  if (b < a) std::swap(a, b);
-  const double sa = a[1 + s], sb = b[1 + s];
-  if (ps == sa) return a[0];
-  if (ps == sb) return b[0];
-  return a[0] + (b[0] - a[0]) * ((ps - sa) / (sb - sa));
-}
+static_assert(sizeof(Triangle) == 9 * sizeof(double), "ScanLine.h reads a Triangle as 9 doubles");
 
 struct RowHits {
   std::vector<double> crossings;
@@ -71,68 +33,17 @@ struct RowHits {
 
 // Adds what the line along x through (p.u, p.v) meets of triangle t.
 void meetTriangle(const Triangle& t, const Point2& p, RowHits& hits) {
-  const Point2 a{t[0][1], t[0][2]}, b{t[1][1], t[1][2]}, c{t[2][1], t[2][2]};
-  const int area = orient2d(a.u, a.v, b.u, b.v, c.u, c.v);
-  if (area != 0) {
-    const int sa = shiftedSide(b, c, p);
-    if (sa != shiftedSide(c, a, p) || sa != shiftedSide(a, b, p)) return;
-    // Barycentric weights of the unshifted line's point, written so that a face at constant x gives that x exactly.
-    const double wa = (c.u - b.u) * (p.v - b.v) - (c.v - b.v) * (p.u - b.u);
-    const double wb = (a.u - c.u) * (p.v - c.v) - (a.v - c.v) * (p.u - c.u);
-    const double wc = (b.u - a.u) * (p.v - a.v) - (b.v - a.v) * (p.u - a.u);
-    const double sum = wa + wb + wc;
-    const double xLo = std::min({t[0][0], t[1][0], t[2][0]}), xHi = std::max({t[0][0], t[1][0], t[2][0]});
-    double x;
-    if (wb == 0 && wc == 0)  // through a vertex: its own x, whichever triangle around it takes the crossing
-      x = t[0][0];
-    else if (wc == 0 && wa == 0)
-      x = t[1][0];
-    else if (wa == 0 && wb == 0)
-      x = t[2][0];
-    else if (sum != 0)
-      x = t[0][0] + (wb * (t[1][0] - t[0][0]) + wc * (t[2][0] - t[0][0])) / sum;
-    else
-      x = (t[0][0] + t[1][0] + t[2][0]) / 3;
-    hits.crossings.push_back(std::clamp(x, xLo, xHi));
-    return;
-  }
-  // The triangle is parallel to x: the shifted line misses it, but centres on it lie on the surface. Find the
-  // projected segment along the axis on which it is longer.
-  const double uSpan = std::max({a.u, b.u, c.u}) - std::min({a.u, b.u, c.u});
-  const double vSpan = std::max({a.v, b.v, c.v}) - std::min({a.v, b.v, c.v});
-  if (uSpan == 0 && vSpan == 0) return;  // a zero-area triangle along x
-  const int s = vSpan > uSpan ? 1 : 0;
-  const Point2 q[3] = {a, b, c};
-  auto along = [s](const Point2& r) { return s ? r.v : r.u; };
-  int iMin = 0, iMax = 0;
-  for (int i = 1; i < 3; ++i) {
-    if (along(q[i]) < along(q[iMin])) iMin = i;
-    if (along(q[i]) > along(q[iMax])) iMax = i;
-  }
-  const double ps = along(p);
-  if (ps < along(q[iMin]) || ps > along(q[iMax])) return;
-  if (orient2d(q[iMin].u, q[iMin].v, q[iMax].u, q[iMax].v, p.u, p.v) != 0) return;
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (int i = 0; i < 3; ++i) {
-    const Vec3 &e0 = t[i], &e1 = t[(i + 1) % 3];
-    const double s0 = e0[1 + s], s1 = e1[1 + s];
-    if (ps < std::min(s0, s1) || ps > std::max(s0, s1)) continue;
-    if (s0 == s1) {
-      lo = std::min({lo, e0[0], e1[0]});
-      hi = std::max({hi, e0[0], e1[0]});
-    } else {
-      const double x = edgeX(e0, e1, s, ps);
-      lo = std::min(lo, x);
-      hi = std::max(hi, x);
-    }
-  }
-  if (lo <= hi) hits.onSurface.push_back({lo, hi});
+  const scanline::RowHit hit = scanline::meetTriangle(scanline::TriangleView{t[0].data()}, p);
+  if (hit.kind == scanline::HitKind::Crossing) hits.crossings.push_back(hit.lo);
+  else if (hit.kind == scanline::HitKind::OnSurface) hits.onSurface.push_back({hit.lo, hit.hi});
 }
 
 }  // namespace
 
 std::vector<std::uint8_t> voxelize(const TriangleMesh& mesh, std::array<long long, 3> origin,
-                                   std::array<long long, 3> count) {
+                                   std::array<long long, 3> count, VoxelizeTimes* times) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point begin = Clock::now();
   for (long long n : count)
     if (n < 0) throw std::invalid_argument(fmt::format("voxelize: negative cell count {}", n));
   const long long nx = count[0], ny = count[1], nz = count[2];
@@ -144,10 +55,7 @@ std::vector<std::uint8_t> voxelize(const TriangleMesh& mesh, std::array<long lon
 
   // File each triangle under the rows whose line may meet it (its y-z bounding box, edges included).
   auto rowRange = [&](const Triangle& t, long long& j0, long long& j1, long long& k0, long long& k1) {
-    cellsBetween(std::min({t[0][1], t[1][1], t[2][1]}), std::max({t[0][1], t[1][1], t[2][1]}), origin[1], ny, j0,
-                 j1);
-    cellsBetween(std::min({t[0][2], t[1][2], t[2][2]}), std::max({t[0][2], t[1][2], t[2][2]}), origin[2], nz, k0,
-                 k1);
+    scanline::rowRange(scanline::TriangleView{t[0].data()}, origin[1], ny, origin[2], nz, j0, j1, k0, k1);
   };
   std::vector<std::size_t> start(rows + 1, 0);
   for (const Triangle& t : mesh.triangles) {
@@ -167,6 +75,12 @@ std::vector<std::uint8_t> voxelize(const TriangleMesh& mesh, std::array<long lon
         for (long long j = j0; j <= j1; ++j)
           items[fill[static_cast<std::size_t>(j + ny * k)]++] = static_cast<std::uint32_t>(i);
     }
+  }
+
+  const Clock::time_point indexed = Clock::now();
+  if (times) {
+    times->indexSeconds = std::chrono::duration<double>(indexed - begin).count();
+    times->items = items.size();
   }
 
   long long oddRow = -1;
@@ -202,6 +116,7 @@ std::vector<std::uint8_t> voxelize(const TriangleMesh& mesh, std::array<long lon
       }
     }
   }
+  if (times) times->rowsSeconds = std::chrono::duration<double>(Clock::now() - indexed).count();
   if (oddRow >= 0)
     throw std::invalid_argument(fmt::format(
         "voxelize: the line along x through (y, z) = ({}, {}) crosses the surface {} times, an odd number: the mesh "

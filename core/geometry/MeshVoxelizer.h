@@ -20,9 +20,15 @@ namespace hopsim::geometry {
 // counts as inside, as the box shape's own inside test has it. A centre exactly on a slanted face may fall either
 // way (rounding).
 // Runs over the rows of cells with OpenMP. Throws std::invalid_argument when a line crosses the surface an odd
-// number of times (the mesh is not closed).
+// number of times (the mesh is not closed). The CUDA voxeliser (kernels/geometry/GpuVoxelizer.h) gives the same
+// bytes: both run the per-row arithmetic of core/geometry/ScanLine.h.
+struct VoxelizeTimes {
+  double indexSeconds = 0;  // filing the triangles under the rows they may meet (serial)
+  double rowsSeconds = 0;   // the rows: crossings, sort, fill (OpenMP)
+  std::size_t items = 0;    // (triangle, row) pairs filed
+};
 std::vector<std::uint8_t> voxelize(const TriangleMesh& mesh, std::array<long long, 3> origin,
-                                   std::array<long long, 3> count);
+                                   std::array<long long, 3> count, VoxelizeTimes* times = nullptr);
 
 struct SegmentHit {
   double t;               // the crossing is from + t (to - from), 0 <= t <= 1

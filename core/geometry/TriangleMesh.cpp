@@ -275,3 +275,40 @@ TriangleMesh boxMesh(const Vec3& min, const Vec3& max) {
 }
 
 }  // namespace hopsim::geometry
+
+namespace hopsim::geometry {
+
+TriangleMesh torus(const Vec3& center, double majorRadius, double minorRadius, int around, int across) {
+  if (!(minorRadius > 0) || !(majorRadius > minorRadius) || !std::isfinite(majorRadius))
+    throw std::invalid_argument(
+        fmt::format("torus radii {} and {} must be finite with 0 < minor < major", majorRadius, minorRadius));
+  if (around < 3 || across < 3)
+    throw std::invalid_argument(fmt::format("torus needs at least 3 x 3 quads, not {} x {}", around, across));
+  // Each grid vertex computed once and shared by its quads: the surface stays welded.
+  std::vector<Vec3> v(static_cast<std::size_t>(around) * static_cast<std::size_t>(across));
+  const double pi = std::numbers::pi;
+  for (int i = 0; i < around; ++i)
+    for (int j = 0; j < across; ++j) {
+      const double u = 2 * pi * i / around, w = 2 * pi * j / across;
+      const double r = majorRadius + minorRadius * std::cos(w);
+      v[static_cast<std::size_t>(i) * across + j] = {center[0] + r * std::cos(u), center[1] + r * std::sin(u),
+                                                     center[2] + minorRadius * std::sin(w)};
+    }
+  TriangleMesh mesh;
+  mesh.triangles.reserve(2 * v.size());
+  for (int i = 0; i < around; ++i)
+    for (int j = 0; j < across; ++j) {
+      const int i1 = (i + 1) % around, j1 = (j + 1) % across;
+      const Vec3& a = v[static_cast<std::size_t>(i) * across + j];
+      const Vec3& b = v[static_cast<std::size_t>(i1) * across + j];
+      const Vec3& c = v[static_cast<std::size_t>(i1) * across + j1];
+      const Vec3& d = v[static_cast<std::size_t>(i) * across + j1];
+      // d(position)/du x d(position)/dw points away from the tube's axis: (a, b, c) turns counter-clockwise seen
+      // from outside.
+      mesh.triangles.push_back({a, b, c});
+      mesh.triangles.push_back({a, c, d});
+    }
+  return mesh;
+}
+
+}  // namespace hopsim::geometry

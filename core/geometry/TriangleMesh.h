@@ -44,6 +44,11 @@ double signedVolume(const TriangleMesh& mesh);
 // triangles), vertices on the sphere, closed and facing outward. Its facets lie inside the sphere.
 TriangleMesh icosphere(const Vec3& center, double radius, int subdivisions);
 
+// A torus about the z axis through `center`: the tube's centre line has radius majorRadius, the tube minorRadius;
+// `around` x `across` quads (along the centre line, around the tube), each split in two: 2 * around * across
+// triangles, vertices on the torus, closed and facing outward. Not convex: lines through it cross it four times.
+TriangleMesh torus(const Vec3& center, double majorRadius, double minorRadius, int around, int across);
+
 // The surface of the box [min, max]: 12 triangles facing outward.
 TriangleMesh boxMesh(const Vec3& min, const Vec3& max);
 

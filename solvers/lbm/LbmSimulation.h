@@ -35,8 +35,10 @@ LbmPartition partitionOf(const LbmCase& c, const Decomposition& d);
 std::vector<std::uint8_t> buildFlags(const LbmCase& c);
 
 // The backend-neutral setup of a case (domain and face parameters, flags, initial fields) for one part of it:
-// the box of owned and ghost cells, evaluated at global coordinates (wrapped on periodic axes).
-LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part);
+// the box of owned and ghost cells, evaluated at global coordinates (wrapped on periodic axes). Mesh obstacles are
+// voxelised on CUDA device `meshGpu` where it is >= 0 (runs on the cuda backend), else on the CPU; both give the
+// same flags.
+LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part, int meshGpu = -1);
 inline LbmSetup buildSetup(const LbmCase& c) { return buildSetup(c, wholeDomain(c)); }
 
 // A lattice Boltzmann simulation over the ranks of `comm`: one rank holds the whole domain; several split it on a

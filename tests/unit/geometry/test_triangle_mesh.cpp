@@ -2,6 +2,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <stdexcept>
 #include <string>
 
 #include "CatchCompat.h"
@@ -12,6 +13,7 @@ using hopsim::geometry::boxMesh;
 using hopsim::geometry::checkClosed;
 using hopsim::geometry::icosphere;
 using hopsim::geometry::orient2d;
+using hopsim::geometry::signedVolume;
 using hopsim::geometry::TriangleMesh;
 using hopsim::geometry::Vec3;
 
@@ -161,4 +163,17 @@ TEST_CASE("checkClosed names what keeps a surface from bounding a body", "[unit]
     box.triangles[2][1][2] = std::numeric_limits<double>::quiet_NaN();
     CHECK(checkClosed(box).rfind("triangle 2 has a non-finite coordinate", 0) == 0);
   }
+}
+
+TEST_CASE("torus: closed, facing outward, with the torus's volume", "[unit][stl]") {
+  const double R = 10, r = 3;
+  const TriangleMesh ring = hopsim::geometry::torus({1, 2, 3}, R, r, 120, 60);
+  CHECK(ring.triangles.size() == 2u * 120 * 60);
+  CHECK(checkClosed(ring).empty());
+  // The facets lie inside the smooth torus (2 pi^2 R r^2), within a fraction of a percent at this resolution.
+  const double exact = 2 * std::numbers::pi * std::numbers::pi * R * r * r;
+  CHECK(signedVolume(ring) > 0.99 * exact);
+  CHECK(signedVolume(ring) < exact);
+  CHECK_THROWS_AS(hopsim::geometry::torus({0, 0, 0}, 3, 3, 10, 10), std::invalid_argument);
+  CHECK_THROWS_AS(hopsim::geometry::torus({0, 0, 0}, 5, 1, 2, 10), std::invalid_argument);
 }
