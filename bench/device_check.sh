@@ -17,7 +17,7 @@ if [ -n "${PREBUILT:-}" ]; then
   # Binaries built on the workstation with the same configuration (bench/prebuild.sh), with the shared libraries
   # this machine lacks: saves the build's device time.
   rm -rf build prebuilt && tar xf "$PREBUILT" && mkdir -p build/tests && cp prebuilt/hopsim build/ &&
-    cp prebuilt/hopsim_*tests build/tests/
+    cp prebuilt/hopsim_*tests build/tests/ && cp prebuilt/hopsim_voxelize_bench build/
   export LD_LIBRARY_PATH=$PWD/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   build/hopsim --version > "$R/build.log" 2>&1
 else
@@ -471,6 +471,11 @@ curved)
         --kernels portable --repeats 5 --json "$R/curved_bench_3d_${prec}_$b.json"
     done
   done ;;
+voxel)
+  # STL voxelisation on the GPU (issue 18): cell for cell the CPU's, then 1M triangles into 512^3 (target < 5 s).
+  run voxel_tests 120 $T "[gpu][voxel]"
+  run voxel_bench_torus 90 build/hopsim_voxelize_bench --cells 512 --shape torus --triangles 1000000 --repeats 5
+  run voxel_bench_sphere 90 build/hopsim_voxelize_bench --cells 512 --shape sphere --repeats 5 ;;
 validate)
   run validate_cuda 200 build/hopsim validate --backend cuda ;;
 nist)

@@ -9,10 +9,10 @@ B=${BUILD_DIR:-build-dev}
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOPSIM_WITH_CUDA=ON -DHOPSIM_WITH_VTK=OFF \
   -DHOPSIM_WITH_MPI=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DHOPSIM_BUILD_TESTS=ON \
   -DHOPSIM_NATIVE=OFF > /dev/null
-ninja -C "$B" hopsim hopsim_tests hopsim_mpi_tests
+ninja -C "$B" hopsim hopsim_tests hopsim_mpi_tests hopsim_voxelize_bench
 rm -rf prebuilt && mkdir -p prebuilt/lib
-cp "$B/hopsim" "$B/tests/hopsim_tests" "$B/tests/hopsim_mpi_tests" prebuilt/
-strip prebuilt/hopsim prebuilt/hopsim_tests prebuilt/hopsim_mpi_tests
+cp "$B/hopsim" "$B/tests/hopsim_tests" "$B/tests/hopsim_mpi_tests" "$B/hopsim_voxelize_bench" prebuilt/
+strip prebuilt/hopsim prebuilt/hopsim_tests prebuilt/hopsim_mpi_tests prebuilt/hopsim_voxelize_bench
 cp -L "$(ldd prebuilt/hopsim | awk '/libyaml-cpp/ {print $3}')" prebuilt/lib/
 tar czf prebuilt.tgz prebuilt && rm -rf prebuilt
 ls -l prebuilt.tgz

@@ -7,6 +7,7 @@
 //
 // The GPU figure is the median of --repeats timed calls after one warm-up (CUDA context, first allocations), with
 // its phases from CUDA events; the wall time adds what the caller pays besides (allocations, the host vector).
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -62,34 +63,16 @@ int main(int argc, char** argv) {
   double triangles = 1e6;
   int repeats = 5, cpuRepeats = 1, device = 0;
   bool cpu = true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--cells") cells = std::stoll(value());
-    else if (a == "--shape") shape = value();
-    else if (a == "--triangles") triangles = std::stod(value());
-    else if (a == "--stl") stl = value();
-    else if (a == "--repeats") repeats = std::stoi(value());
-    else if (a == "--cpu-repeats") cpuRepeats = std::stoi(value());
-    else if (a == "--device") device = std::stoi(value());
-    else if (a == "--no-cpu") cpu = false;
-    else {
-      std::fprintf(stderr,
-                   "usage: hopsim_voxelize_bench [--cells N] [--shape torus|sphere] [--triangles T] [--stl FILE] "
-                   "[--repeats R] [--cpu-repeats R] [--no-cpu] [--device D]\n");
-      return a == "--help" || a == "-h" ? 0 : 2;
-    }
-  }
-  if (cells < 1 || repeats < 1 || cpuRepeats < 1 || (shape != "torus" && shape != "sphere")) {
-    std::fprintf(stderr, "bad option value\n");
-    return 2;
-  }
+  CLI::App app{"Voxelise a large closed surface on the CPU and on a GPU; time both and compare the cells"};
+  app.add_option("--cells", cells, "cells per side of the cubic box")->check(CLI::Range(1LL, 4096LL));
+  app.add_option("--shape", shape, "generated surface")->check(CLI::IsMember({"torus", "sphere"}));
+  app.add_option("--triangles", triangles, "at least this many triangles")->check(CLI::PositiveNumber);
+  app.add_option("--stl", stl, "an STL file instead of a generated surface")->check(CLI::ExistingFile);
+  app.add_option("--repeats", repeats, "timed GPU calls after a warm-up")->check(CLI::Range(1, 1000));
+  app.add_option("--cpu-repeats", cpuRepeats, "timed CPU calls")->check(CLI::Range(1, 1000));
+  app.add_flag("!--no-cpu", cpu, "skip the CPU voxeliser (and the comparison)");
+  app.add_option("--device", device, "CUDA device")->check(CLI::NonNegativeNumber);
+  CLI11_PARSE(app, argc, argv);
   try {
     Clock::time_point t = Clock::now();
     const TriangleMesh mesh = stl.empty() ? makeMesh(shape, triangles, cells) : hopsim::io::readStl(stl);
