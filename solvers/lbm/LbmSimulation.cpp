@@ -549,9 +549,9 @@ Observables LbmSimulation::observables() {
   Observables o = backend_->observables();
   if (!decomposed()) return o;
   // The fluid-cell count is exact in a double; mass is fluid cells + sum (rho - 1) as in the backends.
-  std::vector<double> sums{o.mass, o.kineticEnergy};
+  std::vector<double> sums{o.mass, o.kineticEnergy, o.enstrophy};
   comm_.allreduceSum(sums);
-  return {sums[0], sums[1], comm_.allreduceMax(o.maxSpeed)};
+  return {sums[0], sums[1], comm_.allreduceMax(o.maxSpeed), sums[2]};
 }
 
 std::vector<Observables> LbmSimulation::readObservables() {
@@ -562,11 +562,12 @@ std::vector<Observables> LbmSimulation::readObservables() {
   for (const Observables& x : o) {
     sums.push_back(x.mass);
     sums.push_back(x.kineticEnergy);
+    sums.push_back(x.enstrophy);
     maxima.push_back(x.maxSpeed);
   }
   comm_.allreduceSum(sums);
   comm_.allreduceMax(maxima);
-  for (std::size_t k = 0; k < o.size(); ++k) o[k] = {sums[2 * k], sums[2 * k + 1], maxima[k]};
+  for (std::size_t k = 0; k < o.size(); ++k) o[k] = {sums[3 * k], sums[3 * k + 1], maxima[k], sums[3 * k + 2]};
   return o;
 }
 
