@@ -603,7 +603,7 @@ TEST_CASE("every example in inputs/lbm parses, without warnings, with sensible t
     CHECK(hopsim::io::latticeMach(c) < 0.1);
   }
   for (const char* expected : {"poiseuille2d.yaml", "cavity2d_re100.yaml", "cavity3d.yaml", "taylor_green2d.yaml",
-                               "cylinder2d.yaml", "duct3d.yaml"}) {
+                               "cylinder2d.yaml", "duct3d.yaml", "taylor_green3d.yaml"}) {
     INFO(expected);
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   }
