@@ -21,6 +21,7 @@ CsvSeries::CsvSeries(std::filesystem::path path, std::vector<std::string> column
     : final_(std::move(path)), part_(final_.string() + ".part"), columns_(columns.size()) {
   open(O_TRUNC);
   row(columns);
+  last_.clear();  // the header is no row
 }
 
 CsvSeries::CsvSeries(std::filesystem::path path, std::vector<std::string> columns, long long lastStep)
@@ -32,6 +33,7 @@ CsvSeries::CsvSeries(std::filesystem::path path, std::vector<std::string> column
   if (!in) {
     open(O_TRUNC);
     row(columns);
+    last_.clear();
     return;
   }
   std::stringstream all;
@@ -58,7 +60,11 @@ CsvSeries::CsvSeries(std::filesystem::path path, std::vector<std::string> column
     } catch (const std::exception&) {
       continue;
     }
-    if (step <= lastStep) kept += line + '\n';
+    if (step > lastStep) continue;
+    kept += line + '\n';
+    last_.clear();
+    std::stringstream cells(line);
+    for (std::string c; std::getline(cells, c, ',');) last_.push_back(c);
   }
   if (kept.empty()) kept = header + '\n';
   // The rows kept go to NAME.part whole before the old one is replaced: a run killed now loses nothing.
@@ -90,6 +96,7 @@ void CsvSeries::row(const std::vector<std::string>& cells) {
   }
   line += '\n';
   write(line);
+  last_ = cells;
 }
 
 void CsvSeries::write(const std::string& text) {

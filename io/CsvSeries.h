@@ -24,6 +24,9 @@ class CsvSeries {
   // killed run leaves every finished row in NAME.part. A failed write (disk full) throws std::runtime_error naming
   // the file and the cause, and removes NAME.part, which may end in a cut row.
   void row(const std::vector<std::string>& cells);
+  // The cells of the last row of the series (written by this run, or kept from the earlier one), empty before the
+  // first: a row that derives a value from the row before it (a rate) reads it here, a continued run included.
+  const std::vector<std::string>& lastRow() const { return last_; }
   static std::string cell(double v);
   static std::string cell(long long v);
   void finish();  // close and rename into place
@@ -37,6 +40,7 @@ class CsvSeries {
   std::filesystem::path final_, part_;
   int fd_ = -1;
   std::size_t columns_;
+  std::vector<std::string> last_;
   bool finished_ = false;
   int removeSlot_ = -1;  // NAME.part is removed by an immediate exit (core/Interrupt.h)
 };

@@ -613,12 +613,25 @@ void readInitial(const CaseNode& root, LbmCase& c, const Shape& s) {
         other->fail(fmt::format("initial.{} cannot be combined with initial.taylor_green, which sets the whole "
                                 "initial field",
                                 key));
-    tg->checkKeys({"u0"});
+    tg->checkKeys({"u0", "form"});
     c.initial.taylorGreenU0 = s.units.toLattice(lbm::Quantity::Velocity, tg->at("u0").positive());
     for (int a = 0; a < s.dims; ++a)
       if (!c.periodic[a])
         tg->fail(fmt::format("the Taylor-Green vortex needs every axis periodic (domain.periodic: [{}]); {} is not",
                              axesList(s.dims), kAxis[a]));
+    const auto form = tg->find("form");
+    const bool threeD = form ? form->choice({"2d", "3d"}) == "3d" : s.dims == 3;
+    c.initial.taylorGreenForm = threeD ? lbm::TaylorGreenForm::ThreeD : lbm::TaylorGreenForm::TwoD;
+    if (threeD && s.dims == 2)
+      form->fail(fmt::format("the 3-D Taylor-Green vortex needs a 3-D lattice; {} is 2-D (give form: 2d, or a "
+                             "lattice D3Q19 or D3Q27)",
+                             s.lattice));
+    // Its pressure balances the vortex only where the three wave numbers are equal.
+    if (threeD && (s.cells[0] != s.cells[1] || s.cells[0] != s.cells[2]))
+      (form ? *form : *tg)
+          .fail(fmt::format("the 3-D Taylor-Green vortex needs a cubic box (domain.cells equal); it is {} (make the "
+                            "three equal, or give form: 2d for the 2-D vortex extruded along z)",
+                            cellsText(s)));
     return;
   }
   if (const auto d = init->find("density")) c.initial.density = s.units.toLattice(lbm::Quantity::Density, d->positive());

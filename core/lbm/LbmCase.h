@@ -47,10 +47,16 @@ struct Obstacle {
   ObstacleBoundary boundary = ObstacleBoundary::Staircase;
 };
 
+// Which Taylor-Green vortex `initial.taylor_green` sets: the 2-D one (extruded along z on a 3-D lattice), or the
+// 3-D one of Brachet et al. (1983), u = U0 sin x cos y cos z, v = -U0 cos x sin y cos z, w = 0 (a cubic box).
+enum class TaylorGreenForm { TwoD, ThreeD };
+
 struct InitialCondition {
   double density = 1.0;
   Vec3 velocity{};
   std::optional<double> taylorGreenU0;  // {taylor_green: {u0: ...}} replaces density/velocity
+  // The case parser's default is ThreeD on 3-D lattices; a case built in code gets the 2-D vortex unless it says so.
+  TaylorGreenForm taylorGreenForm = TaylorGreenForm::TwoD;
 };
 
 struct ForcesOutput {

@@ -40,6 +40,8 @@ double UnitSystem::factor(Quantity q) const {
     case Quantity::Mass: return rho * dx * depth;
     case Quantity::Force: return rho * dx * depth * dx / (dt * dt);
     case Quantity::Energy: return rho * dx * depth * (dx / dt) * (dx / dt);
+    case Quantity::Enstrophy: return 1.0 / (dt * dt);
+    case Quantity::PowerDensity: return rho * (dx / dt) * (dx / dt) / dt;
   }
   return 1.0;
 }
@@ -59,6 +61,8 @@ const char* UnitSystem::unit(Quantity q) const {
     case Quantity::Mass: return plane ? "kg/m" : "kg";
     case Quantity::Force: return plane ? "N/m" : "N";
     case Quantity::Energy: return plane ? "J/m" : "J";
+    case Quantity::Enstrophy: return "1/s^2";
+    case Quantity::PowerDensity: return "W/m^3";
   }
   return "";
 }
@@ -84,6 +88,8 @@ const char* toString(Quantity q) {
     case Quantity::Mass: return "mass";
     case Quantity::Force: return "force";
     case Quantity::Energy: return "energy";
+    case Quantity::Enstrophy: return "enstrophy";
+    case Quantity::PowerDensity: return "power density";
   }
   return "?";
 }

@@ -6,7 +6,12 @@ namespace hopsim::lbm {
 
 // A dimensional quantity a case reads or a run writes. In 2-D, Mass, Force and Energy are per metre of depth: a 2-D
 // lattice is one cell thick, and its sums stand for a slab of unit depth.
-enum class Quantity { Length, Area, Time, Velocity, Viscosity, Density, Pressure, Acceleration, Mass, Force, Energy };
+// Enstrophy is a mean of |curl u|^2 / 2 (1/s^2); PowerDensity a rate of energy per volume (W/m^3, the kinetic-energy
+// dissipation rate).
+enum class Quantity {
+  Length, Area, Time, Velocity, Viscosity, Density, Pressure, Acceleration, Mass, Force, Energy, Enstrophy,
+  PowerDensity
+};
 
 // What a `units:` section gives (README, "Physical units"): L, U, rho_ref, cells per L and the lattice Mach number
 // of U. The viscosity is not among them: it is the case's, converted like any other value.

@@ -21,6 +21,9 @@ struct Observables {
   double mass = 0;           // sum of rho over fluid cells
   double kineticEnergy = 0;  // sum of rho u^2 / 2 over fluid cells
   double maxSpeed = 0;
+  // Sum of |curl u|^2 / 2 over fluid cells (kernels/lbm/Vorticity.h); NaN where the backend cannot know every
+  // neighbour's velocity (a decomposed box whose ghost layers carry only the populations that stream inwards).
+  double enstrophy = 0;
 };
 
 // A snapshot of the owned cells' density and velocity (3 per cell), x fastest, in host memory the backend owns: in

@@ -4,8 +4,8 @@
     hopsim-plot OUTDIR
     hopsim plot OUTDIR          (the hopsim binary runs this module)
 
-Draws whichever series the run wrote: observables.png (mass, kinetic energy, maximum speed over steps, from
-observables.csv), forces.png (cd and cl over steps, one line per obstacle, from forces.csv) and thermo.png
+Draws whichever series the run wrote: observables.png (mass, kinetic energy, maximum speed, enstrophy and
+dissipation rate over steps, from observables.csv), forces.png (cd and cl over steps, one line per obstacle, from forces.csv) and thermo.png
 (temperature, potential and total energy per particle, pressure, from thermo.csv). Series still growing
 (NAME.part) are drawn as far as they go.
 
@@ -23,7 +23,8 @@ import sys
 INSTALL_HINT = ("install matplotlib (apt-get install python3-matplotlib, or pip install 'hopsim[plot]'; "
                 "HOPSIM_PYTHON names the interpreter hopsim uses)")
 
-OBSERVABLES = [("mass", "mass"), ("kinetic_energy", "kinetic energy"), ("max_speed", "max speed")]
+OBSERVABLES = [("mass", "mass"), ("kinetic_energy", "kinetic energy"), ("max_speed", "max speed"),
+               ("enstrophy", "enstrophy"), ("dissipation_rate", "dissipation rate -dE/dt")]
 FORCES = [("cd", "drag coefficient $c_d$"), ("cl", "lift coefficient $c_l$")]
 THERMO = [("temp", "temperature T"), ("pe", "potential energy / atom"), ("etotal", "total energy / atom"),
           ("press", "pressure P")]

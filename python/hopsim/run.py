@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import io
 import json
 import os
 
@@ -93,12 +94,20 @@ class Run:
             return pd.read_csv(path)
         part = path + ".part"
         if os.path.exists(part):
-            # A run still going (or killed): its rows so far; a last row cut mid-write has empty cells.
-            return pd.read_csv(part).dropna().reset_index(drop=True)
+            # A run still going (or killed): its rows so far, less a last row cut mid-write (no newline at the
+            # end). Not dropna(): observables.csv has nan cells of its own (the first row's dissipation rate).
+            with open(part) as f:
+                text = f.read()
+            frame = pd.read_csv(io.StringIO(text))
+            if text and not text.endswith("\n"):
+                frame = frame.iloc[:-1]
+            return frame.reset_index(drop=True)
         raise FileNotFoundError(f"{path}: not written by this run")
 
     def observables(self):
-        """observables.csv (LBM): columns step, mass, kinetic_energy, max_speed."""
+        """observables.csv (LBM): columns step, mass, kinetic_energy, max_speed, enstrophy, dissipation_rate (with
+        units also time, after step). The first row's dissipation_rate is nan, and the enstrophy of a decomposed
+        run's (README, Outputs)."""
         return self._csv("observables.csv")
 
     def forces(self):

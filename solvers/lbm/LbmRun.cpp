@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -121,6 +122,7 @@ nlohmann::json unitsJson(const LbmCase& c) {
           {"units", {{"velocity", u.unit(Quantity::Velocity)}, {"density", u.unit(Quantity::Density)},
                      {"pressure", u.unit(Quantity::Pressure)}, {"force", u.unit(Quantity::Force)},
                      {"mass", u.unit(Quantity::Mass)}, {"kinetic_energy", u.unit(Quantity::Energy)},
+                     {"enstrophy", u.unit(Quantity::Enstrophy)}, {"dissipation_rate", u.unit(Quantity::PowerDensity)},
                      {"time", "s"}, {"length", "m"}}}};
 }
 
@@ -270,7 +272,7 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
     // may show them better.
     io::writeViewScript(c, fieldSeriesFiles(c), outDir);
     // A case with units writes its observables in SI, with the time in seconds beside the step.
-    std::vector<std::string> obsColumns{"step", "mass", "kinetic_energy", "max_speed"};
+    std::vector<std::string> obsColumns{"step", "mass", "kinetic_energy", "max_speed", "enstrophy", "dissipation_rate"};
     if (c.units.isPhysical()) obsColumns.insert(obsColumns.begin() + 1, "time");
     const std::vector<std::string> forceColumns{"step", "obstacle", "fx", "fy", "fz", "cd", "cl"};
     // A restarted run continues the series from the checkpoint's step: no row twice, none missing.
@@ -326,6 +328,18 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
   std::vector<long long> forceSteps;  // the steps of the forces sampled since the last read
   std::string unstableWhy;
   long long unstableStep = -1;
+  // The dissipation rate of a row is -dE/dt over the interval since the row before (E: kinetic energy per fluid
+  // volume), from the two rows' kinetic energies as written: second order at the interval's midpoint, and a
+  // continued run, which reads the row before from the file, writes the rows of the uninterrupted one. The first
+  // row has none (NaN). Fluid volume in m^3 with units (2-D: m^2 per metre of depth), so that J / m^3 / s = W/m^3.
+  const double fluidVolume = fluidCells * units.factor(Quantity::Energy) / units.factor(Quantity::Pressure);
+  const auto dissipationSince = [&](const std::vector<std::string>& before, long long step, double energy) {
+    if (before.empty()) return std::numeric_limits<double>::quiet_NaN();
+    const long long earlier = std::stoll(before[0]);
+    const double earlierEnergy = std::stod(before[units.isPhysical() ? 3 : 2]);
+    return -(energy - earlierEnergy) / (fluidVolume * (units.time(step) - units.time(earlier)));
+  };
+  bool enstrophyWarned = false;
   auto sample = [&](long long step, bool row) {
     ScopedPhase t(timers, kObservables);
     sim.sampleObservables();
@@ -368,11 +382,20 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
     }
     for (std::size_t k = 0; k < good; ++k) {
       if (!taken[k].row || !observables) continue;
-      std::vector<std::string> row{io::CsvSeries::cell(taken[k].step),
-                                   io::CsvSeries::cell(units.toPhysical(Quantity::Mass, got[k].mass)),
-                                   io::CsvSeries::cell(units.toPhysical(Quantity::Energy, got[k].kineticEnergy)),
-                                   io::CsvSeries::cell(units.toPhysical(Quantity::Velocity, got[k].maxSpeed))};
-      if (units.isPhysical()) row.insert(row.begin() + 1, io::CsvSeries::cell(units.time(taken[k].step)));
+      const long long step = taken[k].step;
+      const double energy = units.toPhysical(Quantity::Energy, got[k].kineticEnergy);
+      if (std::isnan(got[k].enstrophy) && !enstrophyWarned && root) {
+        log::warning("observables.csv: no enstrophy (nan) on this decomposed run: the curl needs the velocities of "
+                     "the cells beyond each rank's faces, and its ghost layers carry only the populations that "
+                     "stream inwards; run on one rank for it (the dissipation rate is there either way)");
+        enstrophyWarned = true;
+      }
+      std::vector<std::string> row{
+          io::CsvSeries::cell(step), io::CsvSeries::cell(units.toPhysical(Quantity::Mass, got[k].mass)),
+          io::CsvSeries::cell(energy), io::CsvSeries::cell(units.toPhysical(Quantity::Velocity, got[k].maxSpeed)),
+          io::CsvSeries::cell(units.toPhysical(Quantity::Enstrophy, got[k].enstrophy / fluidCells)),
+          io::CsvSeries::cell(dissipationSince(observables->lastRow(), step, energy))};
+      if (units.isPhysical()) row.insert(row.begin() + 1, io::CsvSeries::cell(units.time(step)));
       observables->row(row);
     }
     return good == got.size();

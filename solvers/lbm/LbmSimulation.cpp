@@ -287,7 +287,17 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part, int meshGpu) {
         const long long gx = globalCoord(c, part, 0, x), gy = globalCoord(c, part, 1, y);
         const long long gz = globalCoord(c, part, 2, z);
         s.flags[i] = raster.flag(gx, gy, gz);
-        if (c.initial.taylorGreenU0) {
+        if (c.initial.taylorGreenU0 && c.initial.taylorGreenForm == TaylorGreenForm::ThreeD) {
+          // Brachet et al.'s (1983) 3-D vortex at cell centres (a cubic box: one wave number) with the pressure
+          // that balances it, p - p0 = rho0 U0^2 / 16 (cos 2kx + cos 2ky)(cos 2kz + 2), as a density p = rho / 3.
+          const double u0 = *c.initial.taylorGreenU0, rho0 = c.initial.density;
+          const double k = 2 * pi / c.cells[0];
+          const double px = k * (gx + 0.5), py = k * (gy + 0.5), pz = k * (gz + 0.5);
+          s.velocity[3 * i + 0] = u0 * std::sin(px) * std::cos(py) * std::cos(pz);
+          s.velocity[3 * i + 1] = -u0 * std::cos(px) * std::sin(py) * std::cos(pz);
+          const double dp = rho0 * u0 * u0 / 16 * (std::cos(2 * px) + std::cos(2 * py)) * (std::cos(2 * pz) + 2);
+          s.density[i] = rho0 + 3.0 * dp;
+        } else if (c.initial.taylorGreenU0) {
           // 2D Taylor-Green vortex at cell centres; the pressure field p = rho/3 balances the vortex.
           const double u0 = *c.initial.taylorGreenU0;
           const double kx = 2 * pi / c.cells[0], ky = 2 * pi / c.cells[1];
@@ -547,9 +557,9 @@ Observables LbmSimulation::observables() {
   Observables o = backend_->observables();
   if (!decomposed()) return o;
   // The fluid-cell count is exact in a double; mass is fluid cells + sum (rho - 1) as in the backends.
-  std::vector<double> sums{o.mass, o.kineticEnergy};
+  std::vector<double> sums{o.mass, o.kineticEnergy, o.enstrophy};
   comm_.allreduceSum(sums);
-  return {sums[0], sums[1], comm_.allreduceMax(o.maxSpeed)};
+  return {sums[0], sums[1], comm_.allreduceMax(o.maxSpeed), sums[2]};
 }
 
 std::vector<Observables> LbmSimulation::readObservables() {
@@ -560,11 +570,12 @@ std::vector<Observables> LbmSimulation::readObservables() {
   for (const Observables& x : o) {
     sums.push_back(x.mass);
     sums.push_back(x.kineticEnergy);
+    sums.push_back(x.enstrophy);
     maxima.push_back(x.maxSpeed);
   }
   comm_.allreduceSum(sums);
   comm_.allreduceMax(maxima);
-  for (std::size_t k = 0; k < o.size(); ++k) o[k] = {sums[2 * k], sums[2 * k + 1], maxima[k]};
+  for (std::size_t k = 0; k < o.size(); ++k) o[k] = {sums[3 * k], sums[3 * k + 1], maxima[k], sums[3 * k + 2]};
   return o;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "CatchCompat.h"
 #include "ScratchDir.h"
@@ -35,6 +36,22 @@ TEST_CASE("a CSV series holds every finished row in its .part file and moves it 
   s.finish();
   CHECK(readText(dir.path() / "t.csv") == "step,x\n10,0.10000000000000001\n");
   CHECK_FALSE(std::filesystem::exists(dir.path() / "t.csv.part"));
+}
+
+TEST_CASE("a CSV series gives its last row, a continued one the last row it kept", "[unit][csv]") {
+  ScratchDir dir("csv_last_row");
+  std::filesystem::create_directories(dir.path());
+  using hopsim::io::CsvSeries;
+  {
+    CsvSeries s(dir.path() / "t.csv", {"step", "x"});
+    CHECK(s.lastRow().empty());
+    for (long long step : {0LL, 10LL, 20LL}) s.row({CsvSeries::cell(step), CsvSeries::cell(0.5 * step)});
+    CHECK(s.lastRow() == std::vector<std::string>{"20", "10"});
+    s.finish();
+  }
+  CsvSeries continued(dir.path() / "t.csv", {"step", "x"}, 15);
+  CHECK(continued.lastRow() == std::vector<std::string>{"10", "5"});
+  CHECK(CsvSeries(dir.path() / "u.csv", {"step", "x"}, 15).lastRow().empty());
 }
 
 TEST_CASE("a CSV series on a full disk fails with the cause and leaves no file", "[unit][csv]") {

@@ -420,6 +420,39 @@ TEST_CASE("initial conditions are checked", "[unit]") {
                                 "initial: {taylor_green: {u0: 0.03}}\n"));
     REQUIRE(c.initial.taylorGreenU0);
     CHECK(*c.initial.taylorGreenU0 == Approx(0.03));
+    CHECK(c.initial.taylorGreenForm == lbm::TaylorGreenForm::TwoD);
+  }
+}
+
+TEST_CASE("the Taylor-Green form: 3d by default on 3-D lattices, a cubic box", "[unit]") {
+  const std::string box = "solver: lbm\n"                                        // 1
+                          "lattice: D3Q19\n"                                     // 2
+                          "domain: {cells: [16, 16, 16], periodic: [x, y, z]}\n"  // 3
+                          "fluid: {tau: 0.8}\n"                                  // 4
+                          "run: {steps: 10}\n"                                   // 5
+                          "initial: {taylor_green: {u0: 0.02}}\n";               // 6
+  SECTION("3d is the default on a 3-D lattice") {
+    CHECK(parse(box).initial.taylorGreenForm == lbm::TaylorGreenForm::ThreeD);
+  }
+  SECTION("form: 2d keeps the extruded 2-D vortex") {
+    const auto c = parse(edited(box, "u0: 0.02}", "u0: 0.02, form: 2d}"));
+    CHECK(c.initial.taylorGreenForm == lbm::TaylorGreenForm::TwoD);
+    // The 2-D vortex needs no cubic box.
+    CHECK_NOTHROW(parse(edited(edited(box, "[16, 16, 16]", "[16, 16, 4]"), "u0: 0.02}", "u0: 0.02, form: 2d}")));
+  }
+  SECTION("an unknown form names the allowed ones") {
+    expectError(edited(box, "u0: 0.02}", "u0: 0.02, form: 4d}"), 6, 42, "2d");
+  }
+  SECTION("3d needs a cubic box") {
+    expectError(edited(box, "[16, 16, 16]", "[16, 16, 8]"), 6, 25, "needs a cubic box");
+    expectError(edited(edited(box, "[16, 16, 16]", "[32, 16, 16]"), "u0: 0.02}", "u0: 0.02, form: 3d}"), 6, 42,
+                "32 x 16 x 16");
+  }
+  SECTION("3d needs a 3-D lattice") {
+    const std::string flat = "solver: lbm\nlattice: D2Q9\ndomain: {cells: [16, 16], periodic: [x, y]}\n"
+                             "fluid: {tau: 0.8}\nrun: {steps: 10}\ninitial: {taylor_green: {u0: 0.02, form: 3d}}\n";
+    expectError(flat, 6, 42, "needs a 3-D lattice");
+    CHECK(parse(edited(flat, "form: 3d", "form: 2d")).initial.taylorGreenForm == lbm::TaylorGreenForm::TwoD);
   }
 }
 
@@ -570,7 +603,7 @@ TEST_CASE("every example in inputs/lbm parses, without warnings, with sensible t
     CHECK(hopsim::io::latticeMach(c) < 0.1);
   }
   for (const char* expected : {"poiseuille2d.yaml", "cavity2d_re100.yaml", "cavity3d.yaml", "taylor_green2d.yaml",
-                               "cylinder2d.yaml", "duct3d.yaml"}) {
+                               "cylinder2d.yaml", "duct3d.yaml", "taylor_green3d.yaml"}) {
     INFO(expected);
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   }

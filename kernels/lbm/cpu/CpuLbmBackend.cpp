@@ -9,12 +9,14 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 #include "kernels/lbm/Halo.h"
 #include "kernels/lbm/StreamCollide.h"
+#include "kernels/lbm/Vorticity.h"
 
 namespace hopsim::lbm {
 namespace {
@@ -175,26 +177,46 @@ class CpuLbm final : public LbmBackend {
         }
   }
 
+  // One parallel region: the sums, each fluid cell's velocity into velocity_, then the enstrophy from them (each
+  // velocity is read by seven cells). A sample is taken every few steps, and on a loaded machine each region's
+  // barriers cost more than a small box's cells.
   Observables observables() override {
     const long long n = p_.cells, stride = stride_;
-    double dmass = 0, ke = 0, vmax = 0;
+    // Ghost cells' velocities are known only where the halo brings every population (LbmBackend's Observables).
+    const bool vorticity = !p_.hasGhosts() || haloAll_;
+    velocity_.resize(static_cast<std::size_t>(3 * n));
+    T* const u = velocity_.data();
+    double dmass = 0, ke = 0, vmax = 0, enstrophy = 0;
     long long fluid = 0;
-#pragma omp parallel for schedule(static) reduction(+ : dmass, ke, fluid) reduction(max : vmax)
-    for (long long c = 0; c < n; ++c) {
-      if (flags_[c] != kFluid || !ownsIndex(c)) continue;
-      T f[L::Q], r, v[3];
-      for (int i = 0; i < L::Q; ++i) f[i] = f_[i * stride + c];
-      postCollisionMoments<L>(f, p_.collision.force, r, v);
-      // Summing rho - 1 keeps the mass balance accurate to round-off of the deviations, not of 1.
-      T drho = 0;
-      for (int i = 0; i < L::Q; ++i) drho += f[i];
-      dmass += static_cast<double>(drho);
-      const double v2 = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
-      ke += 0.5 * static_cast<double>(r) * v2;
-      vmax = std::max(vmax, std::sqrt(v2));
-      ++fluid;
+#pragma omp parallel
+    {
+#pragma omp for schedule(static) reduction(+ : dmass, ke, fluid) reduction(max : vmax)
+      for (long long c = 0; c < n; ++c) {
+        if (flags_[c] != kFluid) continue;
+        T f[L::Q], r;
+        for (int i = 0; i < L::Q; ++i) f[i] = f_[i * stride + c];
+        postCollisionMoments<L>(f, p_.collision.force, r, &u[3 * c]);
+        if (!ownsIndex(c)) continue;
+        // Summing rho - 1 keeps the mass balance accurate to round-off of the deviations, not of 1.
+        T drho = 0;
+        for (int i = 0; i < L::Q; ++i) drho += f[i];
+        dmass += static_cast<double>(drho);
+        const T* v = &u[3 * c];
+        const double v2 = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
+        ke += 0.5 * static_cast<double>(r) * v2;
+        vmax = std::max(vmax, std::sqrt(v2));
+        ++fluid;
+      }
+      if (vorticity) {
+#pragma omp for collapse(2) schedule(static) reduction(+ : enstrophy)
+        for (int z = p_.ownLo(2); z < p_.ownHi(2); ++z)
+          for (int y = p_.ownLo(1); y < p_.ownHi(1); ++y)
+            for (int x = p_.ownLo(0); x < p_.ownHi(0); ++x)
+              if (flags_[p_.index(x, y, z)] == kFluid) enstrophy += halfVorticitySquaredAt(u, x, y, z);
+      }
     }
-    return {static_cast<double>(fluid) + dmass, ke, vmax};
+    return {static_cast<double>(fluid) + dmass, ke, vmax,
+            vorticity ? enstrophy : std::numeric_limits<double>::quiet_NaN()};
   }
 
   std::vector<std::array<double, 3>> obstacleForces() override { return forces_; }
@@ -232,6 +254,7 @@ class CpuLbm final : public LbmBackend {
     std::vector<T> rho, u;
   };
   std::array<FieldCopy, kFieldSlots> copies_;
+  std::vector<T> velocity_;  // observables(): the fluid cells' velocities, 3 per cell of the box
 
   // Calls move(k, slot) for each population of the plane: k indexes the buffer ([population][plane cell]), slot
   // the current population array.
@@ -242,6 +265,28 @@ class CpuLbm final : public LbmBackend {
     for (int k = 0; k < count; ++k)
       for (long long j = 0; j < cells; ++j)
         move(static_cast<std::size_t>(k * cells + j), static_cast<std::size_t>(pops[k] * n + plane.cell(p_, j)));
+  }
+
+  // |curl u|^2 / 2 at fluid cell (x, y, z) from the velocities `u` (3 per cell of the box) of its axis neighbours
+  // that are fluid, wrapped where the axis is periodic and not split (a split axis has its ghost layer inside the box).
+  double halfVorticitySquaredAt(const T* u, int x, int y, int z) const {
+    const int pos[3] = {x, y, z};
+    double g[3][3] = {};
+    for (int a = 0; a < L::D; ++a) {
+      const T* side[2] = {nullptr, nullptr};
+      for (int s = 0; s < 2; ++s) {
+        int q[3] = {x, y, z};
+        q[a] = pos[a] + (s ? 1 : -1);
+        if (q[a] < 0 || q[a] >= p_.n[a]) {
+          if (!p_.periodic[a]) continue;
+          q[a] = q[a] < 0 ? q[a] + p_.n[a] : q[a] - p_.n[a];
+        }
+        const long long nb = p_.index(q[0], q[1], q[2]);
+        if (flags_[nb] == kFluid) side[s] = &u[3 * nb];
+      }
+      axisGradient(a, &u[3 * p_.index(x, y, z)], side[0], side[1], g);
+    }
+    return halfVorticitySquared(g);
   }
 
   long long ownedRows() const {

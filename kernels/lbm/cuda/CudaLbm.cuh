@@ -200,7 +200,8 @@ class CudaLbm final : public LbmBackend {
     joinStreams();
     if (wide_) launchObservables<unsigned long long>();
     else launchObservables<unsigned>();
-    return finishObservables(partials_.get(), blocks(), foldScratch_.get(), result_.get(), hostResult_, stream_);
+    return finishObservables(partials_.get(), blocks(), foldScratch_.get(), result_.get(), hostResult_, stream_,
+                             vorticity());
   }
 
   // The reduction folds into the next ring slot on the device; nothing is read back until readObservables().
@@ -219,7 +220,7 @@ class CudaLbm final : public LbmBackend {
                                       static_cast<std::size_t>(kObservables) * ringCount_ * sizeof(double),
                                       cudaMemcpyDeviceToHost, stream_.get()));
     stream_.synchronize();
-    for (int k = 0; k < ringCount_; ++k) out.push_back(observablesOf(ringHost_.get() + kObservables * k));
+    for (int k = 0; k < ringCount_; ++k) out.push_back(observablesOf(ringHost_.get() + kObservables * k, vorticity()));
     ringCount_ = 0;
     return out;
   }
@@ -395,7 +396,7 @@ class CudaLbm final : public LbmBackend {
  private:
   // Output field slots (kFieldSlots) and one more for macroscopic(), which must not take a slot the writer reads.
   static constexpr int kSyncSlot = kFieldSlots;
-  // Samples of the observables ring: 4 doubles each, 32 KiB on the device.
+  // Samples of the observables ring: kObservables (5) doubles each, 40 KiB on the device.
   static constexpr int kRingSamples = 1024;
 
   long long ownedCells() const {
@@ -482,6 +483,9 @@ class CudaLbm final : public LbmBackend {
 
   // The flags the reductions read: ghost cells count as solid.
   const std::uint8_t* ownedFlags() const { return owned_.size() ? owned_.get() : flags_.get(); }
+  // Whether the enstrophy can be computed: the velocity of every fluid cell next to an owned one is known, which
+  // in a decomposed box needs ghost layers that carry every population.
+  bool vorticity() const { return !p_.hasGhosts() || haloAll_; }
 
   void selectDevice(int gpu) {
     device_ = selectCudaDevice(gpu);
@@ -796,7 +800,7 @@ class CudaLbm final : public LbmBackend {
   template <class Index>
   void launchObservables() {
     observablesKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), ownedFlags(),
-                                                                     partials_.get());
+                                                                     flags_.get(), vorticity(), partials_.get());
     HOPSIM_CUDA_CHECK_LAUNCH("observablesKernel");
   }
 

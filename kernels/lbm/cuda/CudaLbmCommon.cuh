@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -96,18 +97,22 @@ static void foldObservables(const double* partials, long long blocks, double* sc
   HOPSIM_CUDA_CHECK_LAUNCH("foldPartialsKernel (last level)");
 }
 
-// The observables of folded values (kObservables of them: sum (rho - 1), kinetic energy, max speed, fluid cells).
-static Observables observablesOf(const double* folded) { return {folded[3] + folded[0], folded[1], folded[2]}; }
+// The observables of folded values (kObservables of them: sum (rho - 1), kinetic energy, max speed, fluid cells,
+// enstrophy); the enstrophy is NaN where the kernel could not compute it (`vorticity` false).
+static Observables observablesOf(const double* folded, bool vorticity) {
+  return {folded[3] + folded[0], folded[1], folded[2],
+          vorticity ? folded[4] : std::numeric_limits<double>::quiet_NaN()};
+}
 
 // Folds the partials and returns the observables, through `result` on the device and `host` (at least
 // kObservables values): one host synchronisation.
 static Observables finishObservables(const double* partials, long long blocks, double* scratch, double* result,
-                                     PinnedBuffer<double>& host, CudaStream& stream) {
+                                     PinnedBuffer<double>& host, CudaStream& stream, bool vorticity) {
   foldObservables(partials, blocks, scratch, result, stream.get());
   HOPSIM_CUDA_CHECK(cudaMemcpyAsync(host.get(), result, kObservables * sizeof(double), cudaMemcpyDeviceToHost,
                                     stream.get()));
   stream.synchronize();
-  return observablesOf(host.get());
+  return observablesOf(host.get(), vorticity);
 }
 
 // The force on each of `obstacles` obstacles (3 doubles each in `forces` on the device), through `host`.

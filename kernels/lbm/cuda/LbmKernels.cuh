@@ -6,6 +6,7 @@
 
 #include "kernels/lbm/cuda/CellUpdate.cuh"
 #include "kernels/lbm/cuda/HalfPairKernel.cuh"  // FP16 two-lattice bulk step, two cells per thread
+#include "kernels/lbm/Vorticity.h"
 
 namespace hopsim::lbm {
 
@@ -138,8 +139,15 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   u[3 * o + 2] = v[2];
 }
 
-// The observables summed over cells: sum (rho - 1), sum rho u^2/2, max |u|, fluid cells.
-constexpr int kObservables = 4;
+// The observables summed over cells: sum (rho - 1), sum rho u^2/2, max |u|, fluid cells, sum |curl u|^2 / 2.
+// Index kMaxObservable is a maximum, the others sums.
+constexpr int kObservables = 5;
+constexpr int kMaxObservable = 2;
+
+// Folds b into a, observable k: the maximum speed by fmax, the others by addition.
+__device__ __forceinline__ double foldObservable(int k, double a, double b) {
+  return k == kMaxObservable ? fmax(a, b) : a + b;
+}
 
 // Folds each thread's observables `v` over its block, in a fixed order (deterministic), into partials[kObservables
 // x block]; `scratch`: shared memory for kObservables x the block's threads (a power of two). Every thread of the
@@ -150,14 +158,12 @@ __device__ inline void reduceBlockObservables(const double v[kObservables], doub
   const int threads = static_cast<int>(blockDim.x * blockDim.y);
   const long long block = (static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
   if (threads % 32 == 0) {
-    double w[kObservables] = {v[0], v[1], v[2], v[3]};
+    double w[kObservables];
+    for (int k = 0; k < kObservables; ++k) w[k] = v[k];
     const auto fold = [&]() {
-      for (int offset = 16; offset > 0; offset /= 2) {
-        w[0] += __shfl_down_sync(0xffffffffu, w[0], offset);
-        w[1] += __shfl_down_sync(0xffffffffu, w[1], offset);
-        w[2] = fmax(w[2], __shfl_down_sync(0xffffffffu, w[2], offset));
-        w[3] += __shfl_down_sync(0xffffffffu, w[3], offset);
-      }
+      for (int offset = 16; offset > 0; offset /= 2)
+#pragma unroll
+        for (int k = 0; k < kObservables; ++k) w[k] = foldObservable(k, w[k], __shfl_down_sync(0xffffffffu, w[k], offset));
     };
     fold();
     const int lane = t % 32, warp = t / 32, warps = threads / 32;
@@ -176,29 +182,54 @@ __device__ inline void reduceBlockObservables(const double v[kObservables], doub
   for (int k = 0; k < kObservables; ++k) scratch[k * threads + t] = v[k];
   __syncthreads();
   for (int half = threads / 2; half > 0; half /= 2) {
-    if (t < half) {
-      scratch[t] += scratch[t + half];
-      scratch[threads + t] += scratch[threads + t + half];
-      scratch[2 * threads + t] = fmax(scratch[2 * threads + t], scratch[2 * threads + t + half]);
-      scratch[3 * threads + t] += scratch[3 * threads + t + half];
-    }
+    if (t < half)
+      for (int k = 0; k < kObservables; ++k)
+        scratch[k * threads + t] = foldObservable(k, scratch[k * threads + t], scratch[k * threads + t + half]);
     __syncthreads();
   }
   if (t == 0)
     for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = scratch[k * threads];
 }
 
-// Per-block partial sums of the observables of the current state (reduceBlockObservables).
+// |curl u|^2 / 2 at the fluid cell `c` with velocity u (Vorticity.h), from the moments of its axis neighbours that
+// are fluid (`flags`: every cell of the box, ghost cells included), each computed here from its populations: the
+// sample reads them again instead of keeping a velocity field the size of the lattice.
+template <class L, class Index, class View, class T>
+__device__ double cellHalfVorticitySquared(const DomainParams<T>& p, const View& view, const std::uint8_t* flags,
+                                           const CellCursor<Index>& c, const T u[3]) {
+  double g[3][3] = {};
+  for (int a = 0; a < L::D; ++a) {
+    T side[2][3];
+    bool there[2];
+    for (int s = 0; s < 2; ++s) {
+      there[s] = !(c.outside & (1u << (2 * a + s)));
+      if (!there[s]) continue;
+      int q[3] = {c.pos[0], c.pos[1], c.pos[2]};
+      q[a] = s ? (q[a] + 1 < p.n[a] ? q[a] + 1 : 0) : (q[a] > 0 ? q[a] - 1 : p.n[a] - 1);
+      const auto nb = CellCursor<Index>::make(p, q[0], q[1], q[2]);
+      there[s] = flags[nb.self] == kFluid;
+      if (!there[s]) continue;
+      T drho, rho;
+      cellMoments<L>(p, view, nb, drho, rho, side[s]);
+    }
+    axisGradient(a, u, there[0] ? side[0] : nullptr, there[1] ? side[1] : nullptr, g);
+  }
+  return halfVorticitySquared(g);
+}
+
+// Per-block partial sums of the observables of the current state (reduceBlockObservables). `ownedFlags` marks the
+// owned fluid cells, `flags` every fluid cell of the box; `vorticity` false (the enstrophy cannot be known) leaves
+// the enstrophy 0.
 template <class L, class Index, class View, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads)
-    observablesKernel(const __grid_constant__ DomainParams<T> p, const View view, const std::uint8_t* flags,
-                      double* partials) {
+    observablesKernel(const __grid_constant__ DomainParams<T> p, const View view, const std::uint8_t* ownedFlags,
+                      const std::uint8_t* flags, bool vorticity, double* partials) {
   __shared__ double scratch[kObservables * kMaxBlockThreads];
-  double v[kObservables] = {0, 0, 0, 0};
+  double v[kObservables] = {0, 0, 0, 0, 0};
   int x, y, z;
   if (cellOfThread(p, 0, x, y, z)) {
     const auto c = CellCursor<Index>::make(p, x, y, z);
-    if (flags[c.self] == kFluid) {
+    if (ownedFlags[c.self] == kFluid) {
       T drho, rho, u[3];
       cellMoments<L>(p, view, c, drho, rho, u);
       const double u2 = double(u[0]) * u[0] + double(u[1]) * u[1] + double(u[2]) * u[2];
@@ -206,6 +237,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
       v[1] = 0.5 * double(rho) * u2;
       v[2] = sqrt(u2);
       v[3] = 1;
+      if (vorticity) v[4] = cellHalfVorticitySquared<L>(p, view, flags, c, u);
     }
   }
   reduceBlockObservables(v, scratch, partials);
@@ -223,13 +255,9 @@ static __global__ void __launch_bounds__(kMaxBlockThreads)
   __shared__ double scratch[kObservables * kMaxBlockThreads];
   const long long first = static_cast<long long>(blockIdx.x) * kPartialsPerFold;
   const long long last = first + kPartialsPerFold < count ? first + kPartialsPerFold : count;
-  double v[kObservables] = {0, 0, 0, 0};
-  for (long long b = first + threadIdx.x; b < last; b += blockDim.x) {
-    v[0] += partials[kObservables * b];
-    v[1] += partials[kObservables * b + 1];
-    v[2] = fmax(v[2], partials[kObservables * b + 2]);
-    v[3] += partials[kObservables * b + 3];
-  }
+  double v[kObservables] = {0, 0, 0, 0, 0};
+  for (long long b = first + threadIdx.x; b < last; b += blockDim.x)
+    for (int k = 0; k < kObservables; ++k) v[k] = foldObservable(k, v[k], partials[kObservables * b + k]);
   reduceBlockObservables(v, scratch, out);
 }
 

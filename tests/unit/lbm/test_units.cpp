@@ -31,7 +31,8 @@ namespace {
 
 constexpr Quantity kQuantities[] = {Quantity::Length,       Quantity::Area, Quantity::Time,  Quantity::Velocity,
                                     Quantity::Viscosity,    Quantity::Density, Quantity::Pressure,
-                                    Quantity::Acceleration, Quantity::Mass, Quantity::Force, Quantity::Energy};
+                                    Quantity::Acceleration, Quantity::Mass, Quantity::Force, Quantity::Energy,
+                                    Quantity::Enstrophy,    Quantity::PowerDensity};
 
 // The Schaefer-Turek 2D-1 case in SI; tests edit one line and expect the error at a known place.
 const std::string kSI =
@@ -152,6 +153,10 @@ TEST_CASE("the derived lattice values follow from L, U, rho, the resolution and 
   CHECK(u.factor(Quantity::Force) == Approx(1.2 * std::pow(0.005, 3) / (u.dt() * u.dt())).epsilon(1e-14));
   CHECK(std::string(u.unit(Quantity::Force)) == "N/m");
   CHECK(std::string(lbm::UnitSystem::physical({0.1, 0.2, 1.2, 20, 0.05}, 3).unit(Quantity::Force)) == "N");
+  // Enstrophy is a squared rate; a dissipation rate per volume is a pressure per time, in 2-D as in 3-D.
+  CHECK(u.factor(Quantity::Enstrophy) == Approx(1 / (u.dt() * u.dt())).epsilon(1e-14));
+  CHECK(u.factor(Quantity::PowerDensity) == Approx(u.factor(Quantity::Pressure) / u.dt()).epsilon(1e-14));
+  CHECK(std::string(u.unit(Quantity::PowerDensity)) == "W/m^3");
   CHECK_THROWS(lbm::UnitSystem::physical({0.1, 0.0, 1.2, 20, 0.05}, 2));
 }
 
@@ -364,10 +369,27 @@ TEST_CASE("a run of a case with units writes SI fields, observables and forces",
   std::istringstream obs(fileText(dir.path() / "si" / "observables.csv"));
   std::string header, row;
   std::getline(obs, header);
-  CHECK(header == "step,time,mass,kinetic_energy,max_speed");
+  CHECK(header == "step,time,mass,kinetic_energy,max_speed,enstrophy,dissipation_rate");
   std::getline(obs, row);
   std::getline(obs, row);
   CHECK(row.rfind("10,0.03125,", 0) == 0);
+  // Enstrophy in 1/s^2 and the dissipation rate in W/m^3 (per volume, so 2-D alike): the lattice run's values
+  // times 1/dt^2 and rho_ref (dx/dt)^2 / dt.
+  const auto cells = [](const std::string& line) {
+    std::vector<double> v;
+    std::stringstream in(line);
+    for (std::string cell; std::getline(in, cell, ',');) v.push_back(std::stod(cell));
+    return v;
+  };
+  std::istringstream latObs(fileText(dir.path() / "lattice" / "observables.csv"));
+  std::string latRow;
+  for (int k = 0; k < 3; ++k) std::getline(latObs, latRow);
+  const auto siCells = cells(row), latCells = cells(latRow);
+  REQUIRE(siCells.size() == 7);
+  REQUIRE(latCells.size() == 6);
+  CHECK(latCells[4] > 0);
+  CHECK(siCells[5] == Approx(latCells[4] / (dt * dt)).epsilon(1e-12));
+  CHECK(siCells[6] == Approx(latCells[5] * 1000 * c * c / dt).epsilon(1e-9));
   std::istringstream siForces(fileText(dir.path() / "si" / "forces.csv"));
   std::istringstream latForces(fileText(dir.path() / "lattice" / "forces.csv"));
   std::string a, b;
