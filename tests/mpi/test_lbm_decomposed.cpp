@@ -60,7 +60,7 @@ std::vector<Case> cases() {
        "fluid: {viscosity: 0.04}\nboundaries:\n  x-: {type: velocity_inlet, velocity: [0.04, 0]}\n"
        "  x+: {type: pressure_outlet, density: 1.0}\n"
        "obstacles:\n  - {name: c, shape: circle, center: [21.7, 14.6], radius: 6.3, boundary: interpolated}\n"
-       "  - {name: edge, shape: circle, center: [33.2, 0.8], radius: 3.1, boundary: interpolated}\n",
+       "  - {name: edge, shape: circle, center: [33.2, 3.4], radius: 3.1, boundary: interpolated}\n",
        90},
       {"3D D3Q19 interpolated bounce-back: sphere across ranks, walls, body force", 3,
        "solver: lbm\nlattice: D3Q19\nprecision: double\ndomain: {cells: [20, 18, 16], periodic: [x, z]}\n"

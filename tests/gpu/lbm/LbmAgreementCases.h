@@ -81,16 +81,16 @@ inline std::string caseYaml(const std::string& lattice, const std::string& preci
     case Flow::Curved:
       y += d3 ? "domain: {cells: [24, 14, 12], periodic: [x, z]}\nbody_force: [4.0e-5, 0, 0]\nboundaries:\n"
                 "  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [0.02, 0, 0.01]}\nobstacles:\n"
-                "  - {name: across, shape: sphere, center: [1.3, 7.4, 6.2], radius: 3.4, boundary: interpolated}\n"
+                "  - {name: across, shape: sphere, center: [3.6, 7.4, 6.2], radius: 3.4, boundary: interpolated}\n"
                 "  - {name: low, shape: cylinder, center: [13.6, 2.3, 0], axis: z, radius: 1.9, "
                 "boundary: interpolated}\n"
                 "  - {name: block, shape: box, min: [16, 8, 3], max: [19, 11, 7]}\n"
               : "domain: {cells: [40, 24], periodic: [x]}\nbody_force: [4.0e-5, 0]\nboundaries:\n"
                 "  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [0.02, 0]}\nobstacles:\n"
-                "  - {name: across, shape: circle, center: [1.6, 12.3], radius: 4.3, boundary: interpolated}\n"
+                "  - {name: across, shape: circle, center: [4.6, 12.3], radius: 4.3, boundary: interpolated}\n"
                 "  - {name: low, shape: circle, center: [21.4, 2.2], radius: 1.8, boundary: interpolated}\n"
                 "  - {name: block, shape: box, min: [30, 14], max: [34, 18]}\n";
-      y += "initial: {density: 1.0, velocity: [0.02, 0, 0]}\n";
+      y += d3 ? "initial: {density: 1.0, velocity: [0.02, 0, 0]}\n" : "initial: {density: 1.0, velocity: [0.02, 0]}\n";
       break;
   }
   return y;
