@@ -17,7 +17,7 @@ if [ -n "${PREBUILT:-}" ]; then
   # Binaries built on the workstation with the same configuration (bench/prebuild.sh), with the shared libraries
   # this machine lacks: saves the build's device time.
   rm -rf build prebuilt && tar xf "$PREBUILT" && mkdir -p build/tests && cp prebuilt/hopsim build/ &&
-    cp prebuilt/hopsim_*tests build/tests/ && cp prebuilt/hopsim_voxelize_bench build/
+    cp prebuilt/hopsim_*tests build/tests/ && { [ ! -f prebuilt/hopsim_voxelize_bench ] || cp prebuilt/hopsim_voxelize_bench build/; }
   export LD_LIBRARY_PATH=$PWD/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   build/hopsim --version > "$R/build.log" 2>&1
 else
@@ -451,14 +451,16 @@ for one in sorted(glob.glob("/tmp/o1/fields_*.h5")):
         print(step, name, "max |diff|", np.nanmax(np.abs(got - whole)), "unfilled", int(np.isnan(got).sum()))
 PY
   ;;
-curved)
+curvedtests)
   # Interpolated bounce-back on the GPU (issue 18): the [gpu][lbm] tests (the curved flow's agreement with the CPU
-  # backend, FP16 against FP32, Hopper against portable), the decomposed GPU runs, memcheck, the cylinder
-  # validation cases on cuda, then the bounded channels with a staircase and an interpolated cylinder, FP32 and FP16
-  # storage, each in its own process.
+  # backend, FP16 against FP32, Hopper against portable; the enstrophy against the CPU's), the decomposed GPU runs,
+  # memcheck.
   run curved_gpu_lbm_tests 240 $T "[gpu][lbm]"
   run curved_mpi_gpu_2 120 $M -n 2 build/tests/hopsim_mpi_tests "decomposed LBM on the GPU*"
-  run curved_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
+  run curved_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]" ;;
+curved)
+  # The cylinder validation cases on cuda, then the bounded channels with a staircase and an interpolated cylinder,
+  # FP32 and FP16 storage, each in its own process.
   run curved_validate 240 build/hopsim validate --backend cuda lbm.offlattice2d lbm.cylinder2d_st lbm.cylinder_re20_d40 \
     lbm.cylinder_re100_d40
   for prec in single half; do
@@ -469,6 +471,46 @@ curved)
       run "curved_bench_3d_${prec}_$b" 45 $B bench/lbm_channel3d_cylinder_single.yaml --set precision=$prec \
         --set "obstacles=[{name: cylinder, shape: cylinder, center: [128, 63.5, 64], radius: 16, axis: z, boundary: $b}]" \
         --kernels portable --repeats 5 --json "$R/curved_bench_3d_${prec}_$b.json"
+    done
+  done ;;
+sidestream)
+  # The boundary passes on a side stream beside the bulk update (HOPSIM_LBM_SIDE_STREAM=1, the default) against
+  # after it (=0), each run its own process: the bounded benchmark channels (staircase and interpolated cylinder),
+  # FP32 in both orders, FP16 storage once; then its test. (The 3-D cavity has no boundary pass in the steps
+  # without forces: 24,686 and 24,673 MLUPS FP32 with 0 and 1 in the first call.)
+  for round in 1 2; do
+    order="0 1"; [ $round = 2 ] && order="1 0"
+    for prec in single half; do
+      [ $round = 2 ] && [ $prec = half ] && continue
+      for side in $order; do
+        for b in staircase interpolated; do
+          run "side${side}_2d_${prec}_${b}_$round" 45 env HOPSIM_LBM_SIDE_STREAM=$side $B \
+            bench/lbm_channel2d_cylinder_single.yaml --set precision=$prec --kernels portable --repeats 5 \
+            --set "obstacles=[{name: cylinder, shape: circle, center: [1024, 511.5], radius: 64, boundary: $b}]" \
+            --json "$R/side${side}_2d_${prec}_${b}_$round.json"
+          run "side${side}_3d_${prec}_${b}_$round" 45 env HOPSIM_LBM_SIDE_STREAM=$side $B \
+            bench/lbm_channel3d_cylinder_single.yaml --set precision=$prec --kernels portable --repeats 5 \
+            --set "obstacles=[{name: cylinder, shape: cylinder, center: [128, 63.5, 64], radius: 16, axis: z, boundary: $b}]" \
+            --json "$R/side${side}_3d_${prec}_${b}_$round.json"
+        done
+      done
+    done
+  done
+  run side_tests 120 $T "CUDA LBM: the boundary passes on a side stream*" ;;
+tgvmap)
+  # Issue 20: the highest stable Reynolds number of the 3-D Taylor-Green vortex (Brachet) for BGK and TRT at 64^3,
+  # 128^3 and 256^3, u0 0.05 (Ma 0.087), FP32, to t U0 / L = 12 (exit 3: unstable).
+  for n in 64 128 256; do
+    for model in bgk trt; do
+      for re in 100 200 400 800 1600; do
+        [ $n = 256 ] && [ $re -lt 800 ] && continue
+        nu=$(python3 -c "import math; print(0.05 * $n / (2 * math.pi) / $re)")
+        steps=$(python3 -c "import math; print(int(math.ceil(12 * $n / (2 * math.pi) / 0.05)))")
+        run "tgv_${n}_${model}_$re" 60 build/hopsim run inputs/lbm/taylor_green3d.yaml --backend cuda --quiet \
+          --set "domain.cells=[$n,$n,$n]" --set "fluid={viscosity: $nu}" --set "collision={model: $model}" \
+          --set run.steps=$steps \
+          --set "output={every: 0, fields: [density], dir: /tmp/tgv_${n}_${model}_$re, observables: {every: 100}}"
+      done
     done
   done ;;
 voxel)
@@ -486,6 +528,12 @@ profile)
   run ncu_hopper 90 $NCU -k regex:"cluster|bulkStep" -c 4 $B bench/lbm_d3q19_256_single.yaml --kernels hopper --steps 64 --repeats 1
   run ncu_md_build 120 ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed -c 40     $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed --set device.backend=cuda --steps 20 --repeats 1 ;;
 esac; done
+if [ -n "${PACK:-}" ] && [ -z "${PREBUILT:-}" ]; then
+  # The binaries of this call for the next ones (PREBUILT=prebuilt.tgz), which then spend no time building.
+  rm -rf prebuilt && mkdir -p prebuilt/lib &&
+    cp build/hopsim build/tests/hopsim_tests build/tests/hopsim_mpi_tests build/hopsim_voxelize_bench prebuilt/ &&
+    strip prebuilt/* 2>/dev/null; tar czf "$F/prebuilt.tgz" prebuilt && ls -l "$F/prebuilt.tgz"
+fi
 tar czf "$F/session.tgz" -C /tmp gpu-out
 cat "$R/status.txt"
 grep -h -E "test cases|assertions|FAILED" "$R"/*_tests.log "$R"/mpi_gpu_4.log "$R"/arch_mpi*.log 2>/dev/null | tail -16

@@ -41,6 +41,10 @@ struct KernelPlan {
   // inner neighbour's Q populations, where that measured faster (3-D lattices); off: every link rebuilds them (the
   // one path of decomposed boxes).
   bool openMoments = true;
+  // One rank: the small kernels of a step (face moments, boundary cells, curved cells) on a second stream of the
+  // highest priority, beside the bulk update instead of after it (they write other cells, and their latency-bound
+  // chains then hide under the bulk kernel's time); off: all on one stream, one after the other.
+  bool sideStream = true;
   int clusterBlocks = 0;    // HopperCluster: 2, 4, 8 or 16 blocks per cluster; 0: the most resident cells
   TileLoad tileLoad = TileLoad::Auto;
   int stepsPerLaunch = 1;   // HopperTemporal: 1, 2 or 4
@@ -61,6 +65,7 @@ struct DeviceOverrides {
   int halfPairs = -1;                    // HOPSIM_LBM_HALF_PAIRS=0|1
   int wallsInBulk = -1;                  // HOPSIM_LBM_WALLS_IN_BULK=0|1
   int openMoments = -1;                  // HOPSIM_LBM_OPEN_MOMENTS=0|1
+  int sideStream = -1;                   // HOPSIM_LBM_SIDE_STREAM=0|1
   int hopperCluster = 0;                 // HOPSIM_HOPPER_CLUSTER=2|4|8|16
   lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto
   int hopperSteps = kStepsAuto;          // HOPSIM_HOPPER_STEPS=1|2|4|auto|off

@@ -791,10 +791,11 @@ void readOutput(const CaseNode& root, LbmCase& c, const Shape& s, const std::str
   }
   if (const auto compression = out->find("compression")) c.output.compression = readCompression(*compression);
   if (const auto obs = out->find("observables")) {
-    obs->checkKeys({"every", "every_time"});
+    obs->checkKeys({"every", "every_time", "enstrophy"});
     const auto every = readEvery(*obs, s, 0, " (0 writes only the first and last step)");
     if (!every) obs->at("every");  // the missing-key error
     c.output.observablesEvery = *every;
+    if (const auto enstrophy = obs->find("enstrophy")) c.output.enstrophy = enstrophy->boolean();
   }
   if (const auto forces = out->find("forces")) readForces(*forces, c, s);
   if (const auto checkpoint = out->find("checkpoint")) c.output.checkpoint = parseCheckpointSpec(*checkpoint);

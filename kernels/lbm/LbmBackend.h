@@ -21,8 +21,9 @@ struct Observables {
   double mass = 0;           // sum of rho over fluid cells
   double kineticEnergy = 0;  // sum of rho u^2 / 2 over fluid cells
   double maxSpeed = 0;
-  // Sum of |curl u|^2 / 2 over fluid cells (kernels/lbm/Vorticity.h); NaN where the backend cannot know every
-  // neighbour's velocity (a decomposed box whose ghost layers carry only the populations that stream inwards).
+  // Sum of |curl u|^2 / 2 over fluid cells (kernels/lbm/Vorticity.h); NaN where the setup did not ask for it
+  // (LbmSetup::enstrophy) or the backend cannot know every neighbour's velocity (a decomposed box whose ghost layers
+  // carry only the populations that stream inwards).
   double enstrophy = 0;
 };
 
@@ -59,6 +60,7 @@ struct LbmSetup {
   StreamingLayout layout = StreamingLayout::Auto;  // GPU backends; the CPU backend always uses two lattices
   bool haloAllPopulations = false;  // decomposed runs with inlet/outlet faces: ghost planes carry every population
   CurvedLinks curved{};             // interpolated bounce-back
+  bool enstrophy = false;           // observables(): the enstrophy too (LbmCase's output.enstrophy), else NaN
 };
 
 // Whether the setup has a velocity inlet or a pressure outlet face.

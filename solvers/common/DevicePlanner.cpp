@@ -59,6 +59,7 @@ DeviceOverrides readDeviceOverrides() {
   o.halfPairs = choiceFrom("HOPSIM_LBM_HALF_PAIRS", {"0", "1"}, -1);
   o.wallsInBulk = choiceFrom("HOPSIM_LBM_WALLS_IN_BULK", {"0", "1"}, -1);
   o.openMoments = choiceFrom("HOPSIM_LBM_OPEN_MOMENTS", {"0", "1"}, -1);
+  o.sideStream = choiceFrom("HOPSIM_LBM_SIDE_STREAM", {"0", "1"}, -1);
   o.hopperCluster = integerFrom("HOPSIM_HOPPER_CLUSTER", 0, 16);
   constexpr TileLoad loads[] = {TileLoad::Tma, TileLoad::Plain, TileLoad::Auto};
   if (const int t = choiceFrom("HOPSIM_HOPPER_TILE_LOAD", {"tma", "plain", "auto"}, -1); t >= 0)
@@ -119,6 +120,7 @@ nlohmann::json toJson(const lbm::KernelPlan& k) {
           {"half_pairs", k.halfPairs},
           {"walls_in_bulk", k.wallsInBulk},
           {"open_moments", k.openMoments},
+          {"side_stream", k.sideStream},
           {"cluster_blocks", k.clusterBlocks},
           {"tile_load", toString(k.tileLoad)},
           {"steps_per_launch", k.stepsPerLaunch},

@@ -146,6 +146,7 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.openMoments = momentsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts() && hasOpenFaces(s);
   const bool wallsAsked = o.wallsInBulk == 1 || (o.wallsInBulk < 0 && wallsInBulkMeasuredFaster(s));
   k.wallsInBulk = wallsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts();
+  k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
   if (plan.backend != Backend::Cuda) return;
 
   const int cc = computeCapability(plan.gpu);

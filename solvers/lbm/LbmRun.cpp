@@ -271,8 +271,11 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
     // view.py first: ParaView can show the fields while the run goes on. Rewritten by a restarted run, whose binary
     // may show them better.
     io::writeViewScript(c, fieldSeriesFiles(c), outDir);
-    // A case with units writes its observables in SI, with the time in seconds beside the step.
-    std::vector<std::string> obsColumns{"step", "mass", "kinetic_energy", "max_speed", "enstrophy", "dissipation_rate"};
+    // A case with units writes its observables in SI, with the time in seconds beside the step; the enstrophy where
+    // the case asks for it (output.observables.enstrophy).
+    std::vector<std::string> obsColumns{"step", "mass", "kinetic_energy", "max_speed"};
+    if (c.output.enstrophy) obsColumns.push_back("enstrophy");
+    obsColumns.push_back("dissipation_rate");
     if (c.units.isPhysical()) obsColumns.insert(obsColumns.begin() + 1, "time");
     const std::vector<std::string> forceColumns{"step", "obstacle", "fx", "fy", "fz", "cd", "cl"};
     // A restarted run continues the series from the checkpoint's step: no row twice, none missing.
@@ -384,7 +387,7 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
       if (!taken[k].row || !observables) continue;
       const long long step = taken[k].step;
       const double energy = units.toPhysical(Quantity::Energy, got[k].kineticEnergy);
-      if (std::isnan(got[k].enstrophy) && !enstrophyWarned && root) {
+      if (c.output.enstrophy && std::isnan(got[k].enstrophy) && !enstrophyWarned && root) {
         log::warning("observables.csv: no enstrophy (nan) on this decomposed run: the curl needs the velocities of "
                      "the cells beyond each rank's faces, and its ghost layers carry only the populations that "
                      "stream inwards; run on one rank for it (the dissipation rate is there either way)");
@@ -392,9 +395,10 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
       }
       std::vector<std::string> row{
           io::CsvSeries::cell(step), io::CsvSeries::cell(units.toPhysical(Quantity::Mass, got[k].mass)),
-          io::CsvSeries::cell(energy), io::CsvSeries::cell(units.toPhysical(Quantity::Velocity, got[k].maxSpeed)),
-          io::CsvSeries::cell(units.toPhysical(Quantity::Enstrophy, got[k].enstrophy / fluidCells)),
-          io::CsvSeries::cell(dissipationSince(observables->lastRow(), step, energy))};
+          io::CsvSeries::cell(energy), io::CsvSeries::cell(units.toPhysical(Quantity::Velocity, got[k].maxSpeed))};
+      if (c.output.enstrophy)
+        row.push_back(io::CsvSeries::cell(units.toPhysical(Quantity::Enstrophy, got[k].enstrophy / fluidCells)));
+      row.push_back(io::CsvSeries::cell(dissipationSince(observables->lastRow(), step, energy)));
       if (units.isPhysical()) row.insert(row.begin() + 1, io::CsvSeries::cell(units.time(step)));
       observables->row(row);
     }

@@ -313,6 +313,7 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part, int meshGpu) {
   const bool interpolated = std::any_of(c.obstacles.begin(), c.obstacles.end(), [](const Obstacle& ob) {
     return ob.boundary == ObstacleBoundary::Interpolated;
   });
+  s.enstrophy = c.output.enstrophy;
   if (interpolated) {
     switch (c.lattice) {
       case LatticeKind::D2Q9: s.curved = curvedLinks<D2Q9>(c, part, d, s.flags); break;

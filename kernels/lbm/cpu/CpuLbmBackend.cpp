@@ -60,7 +60,7 @@ class CpuLbm final : public LbmBackend {
         stride_(populationStride(s.domain.cells)),
         storage_(std::make_unique_for_overwrite<T[]>(2 * L::Q * stride_ + kLatticeShift)),
         f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles),
-        haloAll_(s.haloAllPopulations), bulkRuns_(ownedRows()), curvedCells_(s.curved.cells),
+        haloAll_(s.haloAllPopulations), enstrophy_(s.enstrophy), bulkRuns_(ownedRows()), curvedCells_(s.curved.cells),
         curvedQ_(s.curved.q.begin(), s.curved.q.end()) {
     // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly. The
     // arrays are first written here, row by row by the threads and schedule of step(), so that on a NUMA machine
@@ -183,9 +183,9 @@ class CpuLbm final : public LbmBackend {
   Observables observables() override {
     const long long n = p_.cells, stride = stride_;
     // Ghost cells' velocities are known only where the halo brings every population (LbmBackend's Observables).
-    const bool vorticity = !p_.hasGhosts() || haloAll_;
-    velocity_.resize(static_cast<std::size_t>(3 * n));
-    T* const u = velocity_.data();
+    const bool vorticity = enstrophy_ && (!p_.hasGhosts() || haloAll_);
+    if (vorticity) velocity_.resize(static_cast<std::size_t>(3 * n));
+    T* const u = vorticity ? velocity_.data() : nullptr;
     double dmass = 0, ke = 0, vmax = 0, enstrophy = 0;
     long long fluid = 0;
 #pragma omp parallel
@@ -193,15 +193,15 @@ class CpuLbm final : public LbmBackend {
 #pragma omp for schedule(static) reduction(+ : dmass, ke, fluid) reduction(max : vmax)
       for (long long c = 0; c < n; ++c) {
         if (flags_[c] != kFluid) continue;
-        T f[L::Q], r;
+        T f[L::Q], r, own[3];
+        T* const v = u ? &u[3 * c] : own;
         for (int i = 0; i < L::Q; ++i) f[i] = f_[i * stride + c];
-        postCollisionMoments<L>(f, p_.collision.force, r, &u[3 * c]);
+        postCollisionMoments<L>(f, p_.collision.force, r, v);
         if (!ownsIndex(c)) continue;
         // Summing rho - 1 keeps the mass balance accurate to round-off of the deviations, not of 1.
         T drho = 0;
         for (int i = 0; i < L::Q; ++i) drho += f[i];
         dmass += static_cast<double>(drho);
-        const T* v = &u[3 * c];
         const double v2 = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
         ke += 0.5 * static_cast<double>(r) * v2;
         vmax = std::max(vmax, std::sqrt(v2));
@@ -254,7 +254,7 @@ class CpuLbm final : public LbmBackend {
     std::vector<T> rho, u;
   };
   std::array<FieldCopy, kFieldSlots> copies_;
-  std::vector<T> velocity_;  // observables(): the fluid cells' velocities, 3 per cell of the box
+  std::vector<T> velocity_;  // observables() with the enstrophy: the fluid cells' velocities, 3 per cell of the box
 
   // Calls move(k, slot) for each population of the plane: k indexes the buffer ([population][plane cell]), slot
   // the current population array.
@@ -458,6 +458,7 @@ class CpuLbm final : public LbmBackend {
   T* g_;  // the next step's
   std::vector<std::array<double, 3>> forces_;
   bool haloAll_;
+  bool enstrophy_;  // LbmSetup::enstrophy
   std::vector<std::vector<BulkRun>> bulkRuns_;  // per owned row, z slowest; empty rows with CpuCellUpdate::PerCell
   BulkRunUpdate updateBulkRun_ = nullptr;
   std::vector<long long> curvedCells_;  // LbmSetup::curved, in T

@@ -44,7 +44,7 @@ class CudaLbm final : public LbmBackend {
       : p_(convertDomain<T>(s.domain)), plan_(plan.lbm),
         name_(plan.kernels == KernelVariant::Hopper ? "cuda/hopper" : "cuda/portable"), obstacles_(s.obstacles),
         inPlace_(plan.lbm.layout == StreamingLayout::InPlace), haloAll_(s.haloAllPopulations),
-        gpu_(plan.gpu), deviceScope_(plan.gpu) {
+        enstrophy_(s.enstrophy), gpu_(plan.gpu), deviceScope_(plan.gpu) {
     if (inPlace_ && p_.hasGhosts())
       throw std::logic_error("a decomposed domain needs the two-lattice layout (halo planes of one current array)");
     selectDevice(plan.gpu);
@@ -113,6 +113,9 @@ class CudaLbm final : public LbmBackend {
                       (curved_.count ? ", " + std::to_string(curved_.count) +
                                            " cells with interpolated bounce-back in a pass of their own"
                                      : "") +
+                      (plan_.sideStream && !p_.hasGhosts() && (boundaryCount_ || curved_.count)
+                           ? ", boundary passes on a side stream beside the bulk update"
+                           : "") +
                       ", graphs of " + std::to_string(plan_.graphSteps) + " steps" + plan_.note;
     if (p_.hasGhosts())
       out += "; decomposed: ghost layers on " + std::to_string(p_.ghost[0] + p_.ghost[1] + p_.ghost[2] + p_.ghost[3] +
@@ -483,9 +486,9 @@ class CudaLbm final : public LbmBackend {
 
   // The flags the reductions read: ghost cells count as solid.
   const std::uint8_t* ownedFlags() const { return owned_.size() ? owned_.get() : flags_.get(); }
-  // Whether the enstrophy can be computed: the velocity of every fluid cell next to an owned one is known, which
-  // in a decomposed box needs ghost layers that carry every population.
-  bool vorticity() const { return !p_.hasGhosts() || haloAll_; }
+  // Whether the samples compute the enstrophy: asked for (LbmSetup::enstrophy), and the velocity of every fluid cell
+  // next to an owned one is known, which in a decomposed box needs ghost layers that carry every population.
+  bool vorticity() const { return enstrophy_ && (!p_.hasGhosts() || haloAll_); }
 
   void selectDevice(int gpu) {
     device_ = selectCudaDevice(gpu);
@@ -713,16 +716,41 @@ class CudaLbm final : public LbmBackend {
                              [&]<class Index>(Index) { return state<Index>(0); });
   }
 
-  // One step: the bulk update over the box, then the boundary and curved-cell kernels over their lists. Each only
+  // One step: the bulk update over the box, and the boundary and curved-cell kernels over their lists. Each only
   // touches slots of its own cells (in place) or writes its own cells (two lattices), so their order does not
-  // matter. A step with forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
+  // matter: where the plan says so (KernelPlan::sideStream) the small kernels run on the side stream beside the bulk
+  // update, launched first so that their blocks take the first free slots, and the step ends when both streams
+  // have. A step with forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
-    if (!wallsInBulk_ || forces) {
-      launchPart(st, parity, forces, StepPart{cls_.get(), boundary_.get(), boundaryCount_, curved_.part()});
+    const bool walls = wallsInBulk_ && !forces;
+    const StepPart small = walls ? StepPart{nullptr, open_.get(), openCount_, curved_.part()}
+                                 : StepPart{nullptr, boundary_.get(), boundaryCount_, curved_.part()};
+    const auto bulk = [&] {
+      if (walls) bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
+      else bulk_->enqueue(st, parity, cls_.get(), 1);
+    };
+    if (!plan_.sideStream || (!small.count && !small.curved.count)) {
+      bulk();
+      launchPart(st, parity, forces, small);
       return;
     }
-    bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
-    launchPart(st, parity, nullptr, StepPart{nullptr, open_.get(), openCount_, curved_.part()});
+    // Two chains, each latency-bound: the face moments then the boundary cells on one side stream, the curved cells
+    // (which read the face moments too, next to an inlet or outlet) on the other.
+    const cudaStream_t a = sideStream_.get(), b = curvedStream_.get();
+    HOPSIM_CUDA_CHECK(cudaEventRecord(sideFork_.get(), st));
+    HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(a, sideFork_.get(), 0));
+    launchOpenMoments(a, parity);
+    if (small.curved.count) {
+      HOPSIM_CUDA_CHECK(cudaEventRecord(momentsDone_.get(), a));
+      HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(b, momentsDone_.get(), 0));
+      launchCurved(b, parity, forces, small.curved);
+      HOPSIM_CUDA_CHECK(cudaEventRecord(curvedJoin_.get(), b));
+    }
+    launchBoundary(a, parity, forces, small);
+    bulk();
+    HOPSIM_CUDA_CHECK(cudaEventRecord(sideJoin_.get(), a));
+    HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(st, sideJoin_.get(), 0));
+    if (small.curved.count) HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(st, curvedJoin_.get(), 0));
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
@@ -731,32 +759,38 @@ class CudaLbm final : public LbmBackend {
   void launchPart(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
     if (part.cls) bulk_->enqueue(st, parity, part.cls, 1);
     if (!part.count && !part.curved.count) return;
-    if (openMoments_.slots) {
-      const auto blocks =
-          static_cast<unsigned>((openMoments_.slots + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
-      target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
-        openMomentsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, flags_.get(), access, openMoments_);
-        HOPSIM_CUDA_CHECK_LAUNCH("openMomentsKernel");
-      });
-    }
-    if (part.count) {
-      const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces, openMoments_};
-      const auto blocks = static_cast<unsigned>((part.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
-      target_.template withAccess<unsigned long long>(parity, [&](const auto access) {
-        boundaryStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
-        HOPSIM_CUDA_CHECK_LAUNCH("boundaryStepKernel");
-      });
-    }
-    if (part.curved.count) {
-      const BoundaryArgs<T> args{p_,     flags_.get(), part.curved.list, part.curved.count, forces, openMoments_,
-                                 part.curved.q};
-      const auto blocks =
-          static_cast<unsigned>((part.curved.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
-      target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
-        curvedStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
-        HOPSIM_CUDA_CHECK_LAUNCH("curvedStepKernel");
-      });
-    }
+    launchOpenMoments(st, parity);
+    launchBoundary(st, parity, forces, part);
+    launchCurved(st, parity, forces, part.curved);
+  }
+
+  void launchOpenMoments(cudaStream_t st, int parity) const {
+    if (!openMoments_.slots) return;
+    const auto blocks = static_cast<unsigned>((openMoments_.slots + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+    target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
+      openMomentsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, flags_.get(), access, openMoments_);
+      HOPSIM_CUDA_CHECK_LAUNCH("openMomentsKernel");
+    });
+  }
+
+  void launchBoundary(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
+    if (!part.count) return;
+    const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces, openMoments_};
+    const auto blocks = static_cast<unsigned>((part.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+    target_.template withAccess<unsigned long long>(parity, [&](const auto access) {
+      boundaryStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
+      HOPSIM_CUDA_CHECK_LAUNCH("boundaryStepKernel");
+    });
+  }
+
+  void launchCurved(cudaStream_t st, int parity, double* forces, const CurvedPart& curved) const {
+    if (!curved.count) return;
+    const BoundaryArgs<T> args{p_, flags_.get(), curved.list, curved.count, forces, openMoments_, curved.q};
+    const auto blocks = static_cast<unsigned>((curved.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+    target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
+      curvedStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
+      HOPSIM_CUDA_CHECK_LAUNCH("curvedStepKernel");
+    });
   }
 
   // `steps` steps without forces from the state of `parity` in one launch: one step, or the bulk update's
@@ -810,6 +844,7 @@ class CudaLbm final : public LbmBackend {
   int obstacles_;
   bool inPlace_;
   bool haloAll_;
+  bool enstrophy_;  // LbmSetup::enstrophy
   bool wide_ = false;
   cudaDeviceProp device_{};
   dim3 block_, grid_;
@@ -827,6 +862,10 @@ class CudaLbm final : public LbmBackend {
   CurvedCells shellCurved_, interiorCurved_;
   StepPart shell_, interior_;
   CudaStream haloStream_{CudaStream::HighestPriority{}};
+  // One rank: the small kernels of each step beside the bulk update on two more streams (enqueueStep), forked from
+  // and joined back into the stepping stream by these events.
+  CudaStream sideStream_{CudaStream::HighestPriority{}}, curvedStream_{CudaStream::HighestPriority{}};
+  CudaEvent sideFork_, momentsDone_, curvedJoin_, sideJoin_;
   CudaEvent mainDone_, haloDone_, shellDone_;
   bool shellPending_ = false;  // the last step was advanceShellFirst (and no full join since)
   DeviceBuffer<double> forces_, partials_, foldScratch_, result_;

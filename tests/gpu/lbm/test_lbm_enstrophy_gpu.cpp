@@ -24,7 +24,8 @@ bool haveGpu() {
 // After the same steps, the two backends' enstrophy: double precision to round-off (the neighbours' moments summed
 // in another order), single to float epsilon after 100 steps (as the kinetic energy, kSingleTolerance). The ring
 // (sampleObservables) gives observables() bitwise.
-void checkEnstrophy(const LbmSetup& setup, bool single) {
+void checkEnstrophy(LbmSetup setup, bool single) {
+  setup.enstrophy = true;  // output.observables.enstrophy
   auto cpu = makeCpuBackend(setup);
   cpu->advance(100, false);
   const double expected = cpu->observables().enstrophy;

@@ -26,8 +26,9 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 
 // A periodic cube of n^3 cells with the 3-D vortex of amplitude u0, `steps` steps on the cpu backend in double
-// precision.
-std::string cube(int n, double u0, double tau, int steps = 1, const std::string& more = "") {
+// precision; its observables with the enstrophy unless `more` has an output section of its own.
+std::string cube(int n, double u0, double tau, int steps = 1,
+                 const std::string& more = "output: {observables: {every: 100, enstrophy: true}}\n") {
   return "solver: lbm\nlattice: D3Q19\nprecision: double\ndevice: {backend: cpu}\n"
          "domain: {cells: [" + std::to_string(n) + ", " + std::to_string(n) + ", " + std::to_string(n) +
          "], periodic: [x, y, z]}\nfluid: {tau: " + std::to_string(tau) + "}\n"
@@ -133,7 +134,7 @@ TEST_CASE("the dissipation rate of a low-Reynolds 3-D vortex is 2 nu times its e
   ScratchDir dir("tgv3d_dissipation");
   const double tau = 0.8, nu = (tau - 0.5) / 3;
   const auto rows =
-      runObservables(cube(32, 0.02, tau, 200, "output: {every: 0, formats: [hdf5], observables: {every: 10}}\n"),
+      runObservables(cube(32, 0.02, tau, 200, "output: {every: 0, formats: [hdf5], observables: {every: 10, enstrophy: true}}\n"),
                      dir.path());
   REQUIRE(rows.size() == 21);
   CHECK(std::isnan(rows[0][kDissipation]));
@@ -157,7 +158,7 @@ TEST_CASE("the dissipation rate of the decaying 2-D vortex follows its analytic 
   const std::string text = "solver: lbm\nlattice: D2Q9\nprecision: double\ndevice: {backend: cpu}\n"
                            "domain: {cells: [64, 64], periodic: [x, y]}\nfluid: {viscosity: 0.05}\n"
                            "initial: {taylor_green: {u0: 0.02}}\nrun: {steps: 400}\n"
-                           "output: {every: 0, formats: [hdf5], observables: {every: 20}}\n";
+                           "output: {every: 0, formats: [hdf5], observables: {every: 20, enstrophy: true}}\n";
   const auto rows = runObservables(text, dir.path());
   REQUIRE(rows.size() == 21);
   for (std::size_t r = 2; r < rows.size(); ++r) {

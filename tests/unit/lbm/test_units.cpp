@@ -315,7 +315,7 @@ TEST_CASE("a run of a case with units writes SI fields, observables and forces",
       "boundaries:\n  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [1.0, 0]}\n"
       "obstacles: [{name: step, shape: box, min: [0.25, 0], max: [0.5, 0.125]}]\n"
       "run: {time: 0.15625}\n"
-      "output: {every: 50, fields: [density, velocity, pressure], formats: [hdf5], observables: {every: 10},\n"
+      "output: {every: 50, fields: [density, velocity, pressure], formats: [hdf5], observables: {every: 10, enstrophy: true},\n"
       "         forces: {every: 10, reference: {velocity: 1.0, length: 0.25, density: 1000}}}\n";
   const std::string lattice =
       common +
@@ -323,7 +323,7 @@ TEST_CASE("a run of a case with units writes SI fields, observables and forces",
       "boundaries:\n  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [0.05, 0]}\n"
       "obstacles: [{name: step, shape: box, min: [4, 0], max: [8, 2]}]\n"
       "run: {steps: 50}\n"
-      "output: {every: 50, fields: [density, velocity], formats: [hdf5], observables: {every: 10},\n"
+      "output: {every: 50, fields: [density, velocity], formats: [hdf5], observables: {every: 10, enstrophy: true},\n"
       "         forces: {every: 10, reference: {velocity: 0.05, length: 4}}}\n";
   hopsim::RunOptions options;
   options.quiet = true;
