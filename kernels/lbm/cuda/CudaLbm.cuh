@@ -114,7 +114,7 @@ class CudaLbm final : public LbmBackend {
                                            " cells with interpolated bounce-back in a pass of their own"
                                      : "") +
                       (plan_.sideStream && !p_.hasGhosts() && (boundaryCount_ || curved_.count)
-                           ? ", boundary passes on a side stream beside the bulk update"
+                           ? ", boundary passes on side streams beside the bulk update"
                            : "") +
                       ", graphs of " + std::to_string(plan_.graphSteps) + " steps" + plan_.note;
     if (p_.hasGhosts())
@@ -718,9 +718,9 @@ class CudaLbm final : public LbmBackend {
 
   // One step: the bulk update over the box, and the boundary and curved-cell kernels over their lists. Each only
   // touches slots of its own cells (in place) or writes its own cells (two lattices), so their order does not
-  // matter: where the plan says so (KernelPlan::sideStream) the small kernels run on the side stream beside the bulk
-  // update, launched first so that their blocks take the first free slots, and the step ends when both streams
-  // have. A step with forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
+  // matter: where the plan says so (KernelPlan::sideStream) the small kernels run on side streams beside the bulk
+  // update, launched first so that their blocks take the first free slots, and the step ends when every stream
+  // has. A step with forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
     const StepPart small = walls ? StepPart{nullptr, open_.get(), openCount_, curved_.part()}
