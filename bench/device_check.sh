@@ -496,7 +496,7 @@ sidestream)
       done
     done
   done
-  run side_tests 120 $T "CUDA LBM: the boundary passes on side streams*" ;;
+  run side_tests 120 $T "CUDA LBM: the boundary passes on a side stream*" ;;
 tgvmap)
   # Issue 20: the highest stable Reynolds number of the 3-D Taylor-Green vortex (Brachet) for BGK and TRT at 64^3,
   # 128^3 and 256^3, u0 0.05 (Ma 0.087), FP32, to t U0 / L = 12 (exit 3: unstable).

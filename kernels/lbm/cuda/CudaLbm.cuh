@@ -114,7 +114,7 @@ class CudaLbm final : public LbmBackend {
                                            " cells with interpolated bounce-back in a pass of their own"
                                      : "") +
                       (plan_.sideStream && !p_.hasGhosts() && (boundaryCount_ || curved_.count)
-                           ? ", boundary passes on side streams beside the bulk update"
+                           ? ", boundary passes on a side stream beside the bulk update"
                            : "") +
                       ", graphs of " + std::to_string(plan_.graphSteps) + " steps" + plan_.note;
     if (p_.hasGhosts())
@@ -718,9 +718,9 @@ class CudaLbm final : public LbmBackend {
 
   // One step: the bulk update over the box, and the boundary and curved-cell kernels over their lists. Each only
   // touches slots of its own cells (in place) or writes its own cells (two lattices), so their order does not
-  // matter: where the plan says so (KernelPlan::sideStream) the small kernels run on side streams beside the bulk
-  // update, launched first so that their blocks take the first free slots, and the step ends when every stream
-  // has. A step with forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
+  // matter: where the plan says so (KernelPlan::sideStream) the small kernels run, one after the other, on a side
+  // stream beside the bulk update, launched first so that their blocks take the first free slots, and the step
+  // ends when both streams have. A step with forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
     const StepPart small = walls ? StepPart{nullptr, open_.get(), openCount_, curved_.part()}
@@ -734,23 +734,12 @@ class CudaLbm final : public LbmBackend {
       launchPart(st, parity, forces, small);
       return;
     }
-    // Two chains, each latency-bound: the face moments then the boundary cells on one side stream, the curved cells
-    // (which read the face moments too, next to an inlet or outlet) on the other.
-    const cudaStream_t a = sideStream_.get(), b = curvedStream_.get();
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideFork_.get(), st));
-    HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(a, sideFork_.get(), 0));
-    launchOpenMoments(a, parity);
-    if (small.curved.count) {
-      HOPSIM_CUDA_CHECK(cudaEventRecord(momentsDone_.get(), a));
-      HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(b, momentsDone_.get(), 0));
-      launchCurved(b, parity, forces, small.curved);
-      HOPSIM_CUDA_CHECK(cudaEventRecord(curvedJoin_.get(), b));
-    }
-    launchBoundary(a, parity, forces, small);
+    HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(sideStream_.get(), sideFork_.get(), 0));
+    launchPart(sideStream_.get(), parity, forces, small);
     bulk();
-    HOPSIM_CUDA_CHECK(cudaEventRecord(sideJoin_.get(), a));
+    HOPSIM_CUDA_CHECK(cudaEventRecord(sideJoin_.get(), sideStream_.get()));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(st, sideJoin_.get(), 0));
-    if (small.curved.count) HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(st, curvedJoin_.get(), 0));
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
@@ -862,10 +851,10 @@ class CudaLbm final : public LbmBackend {
   CurvedCells shellCurved_, interiorCurved_;
   StepPart shell_, interior_;
   CudaStream haloStream_{CudaStream::HighestPriority{}};
-  // One rank: the small kernels of each step beside the bulk update on two more streams (enqueueStep), forked from
-  // and joined back into the stepping stream by these events.
-  CudaStream sideStream_{CudaStream::HighestPriority{}}, curvedStream_{CudaStream::HighestPriority{}};
-  CudaEvent sideFork_, momentsDone_, curvedJoin_, sideJoin_;
+  // One rank: the small kernels of each step beside the bulk update (enqueueStep), forked from and joined back into
+  // the stepping stream by these events.
+  CudaStream sideStream_{CudaStream::HighestPriority{}};
+  CudaEvent sideFork_, sideJoin_;
   CudaEvent mainDone_, haloDone_, shellDone_;
   bool shellPending_ = false;  // the last step was advanceShellFirst (and no full join since)
   DeviceBuffer<double> forces_, partials_, foldScratch_, result_;

@@ -157,10 +157,10 @@ TEST_CASE("CUDA LBM: wall cells in the bulk kernel agree with the boundary kerne
       }
 }
 
-// The small kernels of a step (face moments, boundary cells, curved cells) on side streams beside the bulk update,
+// The small kernels of a step (face moments, boundary cells, curved cells) on a side stream beside the bulk update,
 // against all of them after it on one stream: the same kernels writing disjoint cells, so the same state bitwise;
 // obstacle forces to round-off (atomic additions in another order).
-TEST_CASE("CUDA LBM: the boundary passes on side streams give bitwise the one-stream state", "[gpu][lbm]") {
+TEST_CASE("CUDA LBM: the boundary passes on a side stream give bitwise the one-stream state", "[gpu][lbm]") {
   if (!haveGpu()) return;
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
     for (const std::string precision : {"double", "single", "half"})
@@ -172,7 +172,7 @@ TEST_CASE("CUDA LBM: the boundary passes on side streams give bitwise the one-st
           DeviceOverrides o;
           o.sideStream = side;  // HOPSIM_LBM_SIDE_STREAM
           run[side] = cuda(s, StreamingLayout::TwoLattice, o);
-          CHECK((run[side]->description().find("on side streams") != std::string::npos) == (side == 1));
+          CHECK((run[side]->description().find("on a side stream") != std::string::npos) == (side == 1));
           run[side]->advance(37, false);  // a graph of 32 steps and single launches
           run[side]->advance(63, true);   // forces on the last step
         }
