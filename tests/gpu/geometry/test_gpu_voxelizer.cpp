@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "HaveGpu.h"
 #include "core/geometry/MeshVoxelizer.h"
 #include "core/geometry/TriangleMesh.h"
 #include "kernels/common/DeviceInfo.h"
@@ -24,11 +25,7 @@ using Cells = std::array<long long, 3>;
 
 namespace {
 
-bool haveGpu() {
-  if (hopsim::cudaDeviceCount() > 0) return true;
-  std::printf("no CUDA device: GPU test skipped\n");
-  return false;
-}
+using hopsim::testing::haveGpu;
 
 // Both voxelisers on one mesh and box: the same bytes, and something solid (a test that compares two empty boxes
 // proves nothing). Returns the number of solid cells.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "CatchCompat.h"
+#include "HaveGpu.h"
 #include "HalfPairCases.h"
 #include "LbmAgreementCases.h"
 #include "PlannedBackend.h"
@@ -20,11 +21,7 @@ using namespace hopsim::lbm::testing;
 
 namespace {
 
-bool haveGpu() {
-  if (cudaDeviceCount() > 0) return true;
-  std::printf("no CUDA device: GPU test skipped\n");
-  return false;
-}
+using hopsim::testing::haveGpu;
 
 std::unique_ptr<LbmBackend> cuda(LbmSetup s, StreamingLayout layout, const DeviceOverrides& overrides = {}) {
   s.layout = layout;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "CatchCompat.h"
+#include "HaveGpu.h"
 #include "LbmAgreementCases.h"
 #include "PlannedBackend.h"
 #include "kernels/common/DeviceInfo.h"
@@ -15,11 +16,7 @@ using namespace hopsim::lbm::testing;
 
 namespace {
 
-bool haveGpu() {
-  if (cudaDeviceCount() > 0) return true;
-  std::printf("no CUDA device: GPU test skipped\n");
-  return false;
-}
+using hopsim::testing::haveGpu;
 
 // After the same steps, the two backends' enstrophy: double precision to round-off (the neighbours' moments summed
 // in another order), single to float epsilon after 100 steps (as the kinetic energy, kSingleTolerance). The ring

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "HaveGpu.h"
 #include "ScratchDir.h"
 #include "io/CaseReader.h"
 #include "io/md/H5mdReader.h"
@@ -28,11 +29,7 @@ using namespace hopsim::md;
 
 namespace {
 
-bool haveGpu() {
-  if (hopsim::cudaDeviceCount() > 0) return true;
-  std::printf("no CUDA device: GPU test skipped\n");
-  return false;
-}
+using hopsim::testing::haveGpu;
 
 // 4000 atoms (fcc 10^3: the row-wise list build), thermo every 10 steps, a frame every 50.
 std::string ljCase(const std::string& precision, long long steps) {

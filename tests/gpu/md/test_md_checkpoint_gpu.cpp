@@ -9,6 +9,7 @@
 #include <string>
 
 #include "CatchCompat.h"
+#include "HaveGpu.h"
 #include "ScratchDir.h"
 #include "io/CaseReader.h"
 #include "io/md/MdCaseParser.h"
@@ -19,11 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool haveGpu() {
-  if (hopsim::cudaDeviceCount() > 0) return true;
-  std::printf("no CUDA device: GPU test skipped\n");
-  return false;
-}
+using hopsim::testing::haveGpu;
 
 std::string text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "HaveGpu.h"
 #include "kernels/common/DeviceInfo.h"
 #include "solvers/md/FccLattice.h"
 #include "kernels/md/MdEngine.h"
@@ -17,11 +18,7 @@ using namespace hopsim::md;
 
 namespace {
 
-bool haveGpu() {
-  if (hopsim::cudaDeviceCount() > 0) return true;
-  std::printf("no CUDA device: GPU test skipped\n");
-  return false;
-}
+using hopsim::testing::haveGpu;
 
 EngineConfig benchConfig(Precision p, IntegratorType type) {
   EngineConfig c;
