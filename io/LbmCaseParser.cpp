@@ -147,14 +147,7 @@ void readPrecision(const CaseNode& root, LbmCase& c) {
   if (!node) return;
   const std::string p = node->choice({"single", "double", "half"});
   if (p == "double") c.precision = lbm::Precision::Double;
-  if (p != "half") return;
-  if (c.device.backend == Backend::Cpu)
-    node->fail("precision 'half' (FP16 storage) runs only on a GPU backend, but device.backend is cpu; "
-               "use single or double on the CPU, or device.backend auto or cuda");
-  if (!HOPSIM_WITH_CUDA)
-    node->fail("precision 'half' (FP16 storage) runs only on a GPU backend and this build has no CUDA "
-               "(configure with -DHOPSIM_WITH_CUDA=ON); use single or double");
-  c.precision = lbm::Precision::Half;
+  if (p == "half") c.precision = lbm::Precision::Half;
 }
 
 void readCollision(const CaseNode& root, LbmCase& c) {

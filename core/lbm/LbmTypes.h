@@ -4,7 +4,13 @@
 namespace hopsim::lbm {
 
 enum class LatticeKind { D2Q9, D3Q19, D3Q27 };
-enum class Precision { Single, Double, Half };  // Half: FP16 storage, FP32 arithmetic (GPU only)
+enum class Precision { Single, Double, Half };  // Half: FP16 storage, FP32 arithmetic
+
+// FP16 storage keeps each shifted population times this power of two (exact both ways), on every backend alike.
+// Shifted populations of low-Mach flows are O(w (drho + 3 c.u)) ~ 1e-3..1e-1; scaling by 2^12 keeps values up to 16
+// below FP16's maximum (65504) and moves the subnormal range (below 6.1e-5) down to 1.5e-8, so rounding stays
+// relative (2^-11) for every population that matters.
+inline constexpr float kHalfStorageScale = 4096.0f;
 
 // Populations per cell of a lattice, and the bytes one population takes in storage.
 inline int populationCount(LatticeKind l) { return l == LatticeKind::D2Q9 ? 9 : l == LatticeKind::D3Q19 ? 19 : 27; }

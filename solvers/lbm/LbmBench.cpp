@@ -222,8 +222,6 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
   const Backend backend = base.backend;
   const bool gpu = backend == Backend::Cuda;
   const int device = base.gpu;
-  if (c.precision == Precision::Half && !gpu)
-    throw InputError("precision 'half' (FP16 storage) needs the cuda backend; this run would use the cpu");
   const double cells = static_cast<double>(c.cells[0] * c.cells[1] * c.cells[2]);
   const std::string geometry = geometryOf(c, o.geometry);
   if (gpu && device >= cudaDeviceCount()) throw std::runtime_error("GPU " + std::to_string(device) + " not found");

@@ -342,8 +342,6 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
   asked.backend = backend;
   asked.kernels = kernels;
   plan_ = planDevice(c.device, asked, decomposed() ? decomposition_->gpu(cudaDeviceCount()) : 0);
-  if (c.precision == Precision::Half && plan_.backend == Backend::Cpu)
-    throw InputError("precision 'half' (FP16 storage) needs the cuda backend; this run would use the cpu");
   // Every rank of a node draws on the same memory, and the partitions are about equal in size.
   double cells = 1;
   for (int a = 0; a < 3; ++a) cells *= double(part_.count[a] + part_.ghost[2 * a] + part_.ghost[2 * a + 1]);

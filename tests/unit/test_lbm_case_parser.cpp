@@ -224,9 +224,7 @@ TEST_CASE("solver must be lbm", "[unit]") {
 TEST_CASE("lattice, precision and collision choices are checked", "[unit]") {
   SECTION("unknown lattice") { expectError(edited(k2D, "D2Q9", "D2Q7"), 2, 10, "allowed: D2Q9, D3Q19, D3Q27"); }
   SECTION("lower case lattice") { expectError(edited(k2D, "D2Q9", "d2q9"), 2, 10, "write 'D2Q9'"); }
-  SECTION("half precision on the cpu backend") {
-    expectError(k2D + "precision: half\ndevice: {backend: cpu}\n", 9, 12, "precision 'half'");
-  }
+  SECTION("unknown precision") { expectError(k2D + "precision: quarter\n", 9, 12, "allowed: single, double, half"); }
   SECTION("magic without trt") {
     expectError(k2D + "collision: {model: bgk, magic: 0.1875}\n", 9, 32, "needs collision.model: trt");
   }

@@ -1,12 +1,17 @@
 // CPU backend: OpenMP loops over x rows, two population arrays (read one, write the other). Bulk cells (every
 // upstream neighbour fluid) stream as vectorised runs; the other cells take the shared per-cell gather().
+// Populations are stored as double, float or FP16 (FP32 arithmetic; F16C converts where the build targets it).
 #include "kernels/lbm/cpu/CpuLbmBackend.h"
 
 #include <omp.h>
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <limits>
@@ -20,6 +25,51 @@
 
 namespace hopsim::lbm {
 namespace {
+
+// How a shifted population is kept: as its arithmetic type, or as FP16 times kHalfStorageScale with FP32 arithmetic
+// (the cuda backend's FP16 storage, value for value).
+template <class S>
+struct HostStorage {
+  using Arith = S;
+  static constexpr const char* name = sizeof(S) == 8 ? "double" : "single";
+  static S encode(S v) { return v; }
+  static S decode(S v) { return v; }
+};
+
+template <>
+struct HostStorage<_Float16> {
+  using Arith = float;
+  static constexpr const char* name = "half";
+  static constexpr float kInvScale = 1.0f / kHalfStorageScale;
+  // Both round to nearest even, as F16C's conversions below do, and the scaling by a power of two is exact.
+  static _Float16 encode(float v) { return static_cast<_Float16>(v * kHalfStorageScale); }
+  static float decode(_Float16 h) { return static_cast<float>(h) * kInvScale; }
+};
+
+// decode()/encode() of `count` consecutive values, eight at a time by F16C where the build targets it (GCC 12 does
+// not vectorise _Float16 conversions itself); the same values as the scalar conversions.
+inline void decodeHalves(const _Float16* in, float* out, int count) {
+  int k = 0;
+#if defined(__F16C__)
+  const __m256 inv = _mm256_set1_ps(HostStorage<_Float16>::kInvScale);
+  for (; k + 8 <= count; k += 8)
+    _mm256_storeu_ps(out + k, _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k))),
+                                            inv));
+#endif
+  for (; k < count; ++k) out[k] = HostStorage<_Float16>::decode(in[k]);
+}
+
+inline void encodeHalves(const float* in, _Float16* out, int count) {
+  int k = 0;
+#if defined(__F16C__)
+  const __m256 scale = _mm256_set1_ps(kHalfStorageScale);
+  for (; k + 8 <= count; k += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k),
+                     _mm256_cvtps_ph(_mm256_mul_ps(_mm256_loadu_ps(in + k), scale),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+  for (; k < count; ++k) out[k] = HostStorage<_Float16>::encode(in[k]);
+}
 
 // Cells [begin, end) of one x row that stream without boundaries.
 struct BulkRun {
@@ -52,13 +102,58 @@ HOPSIM_UNROLL
   }
 }
 
-template <class L, class T>
+// updateBulkRun() for FP16 storage, in chunks of the row: each chunk's upstream rows are decoded into FP32 rows in
+// L1 (one per population), updated by the FP32 loop and encoded back, so the collision vectorises as it does in
+// FP32 and the conversions run eight values at a time. Bitwise the per-cell update's values: the same conversions
+// and the same arithmetic.
+template <class L, bool Trt, bool Forced>
+void updateBulkRunHalf(const _Float16* __restrict in, _Float16* __restrict out, const long long* upstream,
+                       long long stride, long long row, int begin, int end, const CollisionParams<float>& params) {
+  constexpr int kChunk = 64;
+  alignas(64) float pre[L::Q * kChunk], post[L::Q * kChunk];
+  long long chunkRows[L::Q];
+  for (int i = 0; i < L::Q; ++i) chunkRows[i] = i * kChunk;
+  for (int x0 = begin; x0 < end; x0 += kChunk) {
+    const int count = std::min(kChunk, end - x0);
+    for (int i = 0; i < L::Q; ++i) decodeHalves(in + upstream[i] + x0, pre + i * kChunk, count);
+    updateBulkRun<L, float, Trt, Forced>(pre, post, chunkRows, kChunk, 0, 0, count, params);
+    for (int i = 0; i < L::Q; ++i) encodeHalves(post + i * kChunk, out + i * stride + row + x0, count);
+  }
+}
+
+// A whole number >= 0 from the environment variable `name`, or `fallback` where it is not set.
+inline long long environmentCount(const char* name, long long fallback) {
+  const char* v = std::getenv(name);
+  if (!v) return fallback;
+  char* end = nullptr;
+  const long long parsed = std::strtoll(v, &end, 10);
+  if (end == v || *end != '\0' || parsed < 0)
+    throw std::invalid_argument(fmt::format("{}='{}': a whole number >= 0 expected", name, v));
+  return parsed;
+}
+
+// OpenMP threads for a box of `cells`: all of them, but no more than one per 16,384 cells
+// (HOPSIM_CPU_CELLS_PER_THREAD sets that count; 0: all threads). A small box's step is shorter than the threads' fork
+// and barriers, which on a loaded machine wait for a core each: lbm.offlattice2d (2 x 42 cells) took 145 s on two
+// threads beside a compile and 1.7 s on one.
+inline int threadsFor(long long cells) {
+  const long long perThread = environmentCount("HOPSIM_CPU_CELLS_PER_THREAD", 16384);
+  const long long most = omp_get_max_threads();
+  if (perThread == 0) return static_cast<int>(most);
+  return static_cast<int>(std::clamp(cells / perThread, 1LL, most));
+}
+
+// L: the lattice; S: the stored type of a population (double, float or _Float16).
+template <class L, class S>
 class CpuLbm final : public LbmBackend {
+  using Store = HostStorage<S>;
+  using T = typename Store::Arith;
+
  public:
   CpuLbm(const LbmSetup& s, CpuCellUpdate update)
-      : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles),
+      : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles), threads_(threadsFor(s.domain.cells)),
         stride_(populationStride(s.domain.cells)),
-        storage_(std::make_unique_for_overwrite<T[]>(2 * L::Q * stride_ + kLatticeShift)),
+        storage_(std::make_unique_for_overwrite<S[]>(2 * L::Q * stride_ + kLatticeShift)),
         f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles),
         haloAll_(s.haloAllPopulations), enstrophy_(s.enstrophy), bulkRuns_(ownedRows()), curvedCells_(s.curved.cells),
         curvedQ_(s.curved.q.begin(), s.curved.q.end()) {
@@ -75,18 +170,19 @@ class CpuLbm final : public LbmBackend {
         T u[3];
         for (int a = 0; a < 3; ++a)
           u[a] = static_cast<T>(s.velocity[3 * c + a]) + T(0.5) * p_.collision.force[a] / rho;
-        for (int i = 0; i < L::Q; ++i) f_[i * n + c] = g_[i * n + c] = equilibriumShifted<L>(i, rho - T(1), rho, u);
+        for (int i = 0; i < L::Q; ++i)
+          f_[i * n + c] = g_[i * n + c] = Store::encode(equilibriumShifted<L>(i, rho - T(1), rho, u));
       }
     };
     const int y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
     for (int z = z0; z < z1; ++z)
       for (int y = y0; y < y1; ++y) {
         initialise(y, z);
         if (update == CpuCellUpdate::BulkRows) bulkRuns_[ownedRow(y, z)] = findBulkRuns(y, z);
       }
     // Ghost rows of a decomposed run: only halo copies touch them.
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
     for (int z = 0; z < p_.n[2]; ++z)
       for (int y = 0; y < p_.n[1]; ++y)
         if (y < y0 || y >= y1 || z < z0 || z >= z1) initialise(y, z);
@@ -97,8 +193,7 @@ class CpuLbm final : public LbmBackend {
   std::string description() const override {
     const std::string curved =
         curvedCells_.empty() ? "" : fmt::format(", interpolated bounce-back at {} cells", curvedCells_.size());
-    return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}{}", omp_get_max_threads(), L::name,
-                       sizeof(T) == 8 ? "double" : "single",
+    return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}{}", threads_, L::name, Store::name,
                        bulkCells() ? "bulk cells in vectorised rows" : "per cell", curved);
   }
 
@@ -106,16 +201,16 @@ class CpuLbm final : public LbmBackend {
   // stored minus its lattice weight (equilibriumShifted). What the other array holds is either written before it is
   // read or the same in both (the constructor).
   std::string populationLayout() const override {
-    return fmt::format("cpu {} {} [q][cell] shifted, box with ghosts", L::name, sizeof(T) == 8 ? "double" : "single");
+    return fmt::format("cpu {} {} [q][cell] shifted, box with ghosts", L::name, Store::name);
   }
   // Saved without the padding between population arrays (populationStride), so the layout does not depend on it.
   void savePopulations(std::vector<std::byte>& out) override {
-    const std::size_t bytes = p_.cells * sizeof(T);
+    const std::size_t bytes = p_.cells * sizeof(S);
     out.resize(L::Q * bytes);
     for (int i = 0; i < L::Q; ++i) std::memcpy(out.data() + i * bytes, f_ + i * stride_, bytes);
   }
   void loadPopulations(std::span<const std::byte> in) override {
-    const std::size_t bytes = p_.cells * sizeof(T);
+    const std::size_t bytes = p_.cells * sizeof(S);
     if (in.size() != L::Q * bytes)
       throw std::invalid_argument(
           fmt::format("{} bytes of populations for a box that holds {}", in.size(), L::Q * bytes));
@@ -158,7 +253,7 @@ class CpuLbm final : public LbmBackend {
     const long long n = stride_;
     const int ox = p_.ownLo(0), oy = p_.ownLo(1), oz = p_.ownLo(2);
     const int mx = p_.ownHi(0) - ox, my = p_.ownHi(1) - oy, mz = p_.ownHi(2) - oz;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
     for (int z = 0; z < mz; ++z)
       for (int y = 0; y < my; ++y)
         for (int x = 0; x < mx; ++x) {
@@ -170,7 +265,7 @@ class CpuLbm final : public LbmBackend {
             continue;
           }
           T f[L::Q], r, v[3];
-          for (int i = 0; i < L::Q; ++i) f[i] = f_[i * n + c];
+          for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[i * n + c]);
           postCollisionMoments<L>(f, p_.collision.force, r, v);
           rho[o] = static_cast<V>(r);
           for (int a = 0; a < 3; ++a) u[3 * o + a] = static_cast<V>(v[a]);
@@ -188,14 +283,14 @@ class CpuLbm final : public LbmBackend {
     T* const u = vorticity ? velocity_.data() : nullptr;
     double dmass = 0, ke = 0, vmax = 0, enstrophy = 0;
     long long fluid = 0;
-#pragma omp parallel
+#pragma omp parallel num_threads(threads_)
     {
 #pragma omp for schedule(static) reduction(+ : dmass, ke, fluid) reduction(max : vmax)
       for (long long c = 0; c < n; ++c) {
         if (flags_[c] != kFluid) continue;
         T f[L::Q], r, own[3];
         T* const v = u ? &u[3 * c] : own;
-        for (int i = 0; i < L::Q; ++i) f[i] = f_[i * stride + c];
+        for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[i * stride + c]);
         postCollisionMoments<L>(f, p_.collision.force, r, v);
         if (!ownsIndex(c)) continue;
         // Summing rho - 1 keeps the mass balance accurate to round-off of the deviations, not of 1.
@@ -221,31 +316,31 @@ class CpuLbm final : public LbmBackend {
 
   std::vector<std::array<double, 3>> obstacleForces() override { return forces_; }
 
-  double bytesPerCellUpdate() const override { return 2.0 * L::Q * sizeof(T); }
+  double bytesPerCellUpdate() const override { return 2.0 * L::Q * sizeof(S); }
 
   std::span<const std::byte> packHalo(int face) override {
     const HaloPlane plane = haloPlane(p_, face, true);
     int pops[L::Q];
     const int count = haloPopulations<L>(face, true, haloAll_, pops);
-    std::vector<T>& out = outbox_[face];
+    std::vector<S>& out = outbox_[face];
     out.resize(static_cast<std::size_t>(count * plane.cells()));
     copyPlane(plane, pops, count, [&](std::size_t k, std::size_t slot) { out[k] = f_[slot]; });
-    return std::as_bytes(std::span<const T>(out));
+    return std::as_bytes(std::span<const S>(out));
   }
 
   std::span<std::byte> haloInbox(int face) override {
     int pops[L::Q];
     const int count = haloPopulations<L>(face, false, haloAll_, pops);
-    std::vector<T>& in = inbox_[face];
+    std::vector<S>& in = inbox_[face];
     in.resize(static_cast<std::size_t>(count * haloPlane(p_, face, false).cells()));
-    return std::as_writable_bytes(std::span<T>(in));
+    return std::as_writable_bytes(std::span<S>(in));
   }
 
   void unpackHalo(int face) override {
     const HaloPlane plane = haloPlane(p_, face, false);
     int pops[L::Q];
     const int count = haloPopulations<L>(face, false, haloAll_, pops);
-    const std::vector<T>& in = inbox_[face];
+    const std::vector<S>& in = inbox_[face];
     copyPlane(plane, pops, count, [&](std::size_t k, std::size_t slot) { f_[slot] = in[k]; });
   }
 
@@ -261,7 +356,7 @@ class CpuLbm final : public LbmBackend {
   template <class Move>
   void copyPlane(const HaloPlane& plane, const int* pops, int count, const Move& move) const {
     const long long cells = plane.cells(), n = stride_;
-#pragma omp parallel for collapse(2) schedule(static)
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
     for (int k = 0; k < count; ++k)
       for (long long j = 0; j < cells; ++j)
         move(static_cast<std::size_t>(k * cells + j), static_cast<std::size_t>(pops[k] * n + plane.cell(p_, j)));
@@ -330,13 +425,18 @@ class CpuLbm final : public LbmBackend {
     return runs;
   }
 
-  using BulkRunUpdate = void (*)(const T*, T*, const long long*, long long, long long, int, int,
+  using BulkRunUpdate = void (*)(const S*, S*, const long long*, long long, long long, int, int,
                                  const CollisionParams<T>&);
+  template <bool Trt, bool Forced>
+  static constexpr BulkRunUpdate bulkRunFor() {
+    if constexpr (std::is_same_v<S, _Float16>) return updateBulkRunHalf<L, Trt, Forced>;
+    else return updateBulkRun<L, S, Trt, Forced>;
+  }
   // collide() picks the Guo terms by hasBodyForce(); so does this.
   BulkRunUpdate pickBulkRun() const {
     const bool forced = hasBodyForce(p_.collision);
-    if (p_.collision.trt) return forced ? updateBulkRun<L, T, true, true> : updateBulkRun<L, T, true, false>;
-    return forced ? updateBulkRun<L, T, false, true> : updateBulkRun<L, T, false, false>;
+    if (p_.collision.trt) return forced ? bulkRunFor<true, true>() : bulkRunFor<true, false>();
+    return forced ? bulkRunFor<false, true>() : bulkRunFor<false, false>();
   }
 
   // A link into obstacle `ob` whose populations carried m (gather()'s onLink): the obstacle gains -m c_i, into the
@@ -353,11 +453,11 @@ class CpuLbm final : public LbmBackend {
   // step()'s per-cell lambda it changed how GCC 12 compiled the other cells' update, and D3Q19 single-precision TRT
   // cells no longer matched the bulk rows bitwise (test_cpu_bulk_rows), though no case had such links.
   template <bool Forces>
-  [[gnu::noinline]] void gatherCurved(const T* in, int x, int y, int z, long long c, const T* q, T* f,
+  [[gnu::noinline]] void gatherCurved(const S* in, int x, int y, int z, long long c, const T* q, T* f,
                                       std::vector<double>& local) const {
     const long long n = stride_;
     const std::uint8_t* flags = flags_.data();
-    const auto load = [in, n](int i, long long cell) { return in[i * n + cell]; };
+    const auto load = [in, n](int i, long long cell) { return Store::decode(in[i * n + cell]); };
     const auto halfWayLink = [&](int ob, int i, T m) {
       if (q[i] == T(0)) creditLink(local, ob, i, m);
     };
@@ -382,15 +482,15 @@ class CpuLbm final : public LbmBackend {
   template <bool Forces>
   void step() {
     const long long n = stride_;
-    const T* in = f_;
-    T* out = g_;
+    const S* in = f_;
+    S* out = g_;
     const std::uint8_t* flags = flags_.data();
-    const auto load = [in, n](int i, long long c) { return in[i * n + c]; };
+    const auto load = [in, n](int i, long long c) { return Store::decode(in[i * n + c]); };
     const int x0 = p_.ownLo(0), x1 = p_.ownHi(0), y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
     const int nob = obstacles_;
     // Each thread's obstacle forces, summed in thread order after the loop: the same total on every run.
-    std::vector<std::vector<double>> perThread(Forces ? omp_get_max_threads() : 0);
-#pragma omp parallel
+    std::vector<std::vector<double>> perThread(Forces ? threads_ : 0);
+#pragma omp parallel num_threads(threads_)
     {
       std::vector<double> local(Forces ? 3 * nob : 0, 0.0);
       const auto onLink = [&local](int ob, int i, T m) { creditLink(local, ob, i, m); };
@@ -405,7 +505,7 @@ class CpuLbm final : public LbmBackend {
         }
         T rho, u[3];
         collide<L>(f, p_.collision, rho, u);
-        for (int i = 0; i < L::Q; ++i) out[i * n + c] = f[i];
+        for (int i = 0; i < L::Q; ++i) out[i * n + c] = Store::encode(f[i]);
       };
 #pragma omp for collapse(2) schedule(static)
       for (int z = z0; z < z1; ++z)
@@ -442,20 +542,21 @@ class CpuLbm final : public LbmBackend {
   DomainParams<T> p_;
   std::vector<std::uint8_t> flags_;
   int obstacles_;
+  int threads_;  // OpenMP threads of every parallel region (threadsFor())
   // Elements from one population's array to the next: the cells rounded up to a cache line, plus one line. A box
   // of 2^k cells would otherwise start every population array, and the upstream rows of one array, on the same
   // cache sets: the Q read and Q write streams of a row evict each other, and loads wait on stores 4 KiB apart.
   static long long populationStride(long long cells) {
-    constexpr long long line = 64 / sizeof(T);
+    constexpr long long line = 64 / sizeof(S);
     return (cells + line - 1) / line * line + line;
   }
   // Half a page between the two lattices, so that population i's read and write streams are not 4 KiB apart either.
-  static constexpr long long kLatticeShift = 2048 / sizeof(T);
+  static constexpr long long kLatticeShift = 2048 / sizeof(S);
 
   long long stride_;
-  std::unique_ptr<T[]> storage_;  // both lattices; not value-initialised, so that the threads touch them first
-  T* f_;  // [population][stride]: the current populations
-  T* g_;  // the next step's
+  std::unique_ptr<S[]> storage_;  // both lattices; not value-initialised, so that the threads touch them first
+  S* f_;  // [population][stride]: the current populations
+  S* g_;  // the next step's
   std::vector<std::array<double, 3>> forces_;
   bool haloAll_;
   bool enstrophy_;  // LbmSetup::enstrophy
@@ -463,15 +564,15 @@ class CpuLbm final : public LbmBackend {
   BulkRunUpdate updateBulkRun_ = nullptr;
   std::vector<long long> curvedCells_;  // LbmSetup::curved, in T
   std::vector<T> curvedQ_;
-  std::vector<T> outbox_[6], inbox_[6];
+  std::vector<S> outbox_[6], inbox_[6];
 };
 
-template <class T>
+template <class S>
 std::unique_ptr<LbmBackend> makeForLattice(const LbmSetup& s, CpuCellUpdate update) {
   switch (s.lattice) {
-    case LatticeKind::D2Q9: return std::make_unique<CpuLbm<D2Q9, T>>(s, update);
-    case LatticeKind::D3Q19: return std::make_unique<CpuLbm<D3Q19, T>>(s, update);
-    case LatticeKind::D3Q27: return std::make_unique<CpuLbm<D3Q27, T>>(s, update);
+    case LatticeKind::D2Q9: return std::make_unique<CpuLbm<D2Q9, S>>(s, update);
+    case LatticeKind::D3Q19: return std::make_unique<CpuLbm<D3Q19, S>>(s, update);
+    case LatticeKind::D3Q27: return std::make_unique<CpuLbm<D3Q27, S>>(s, update);
   }
   throw std::logic_error("unknown lattice");
 }
@@ -482,9 +583,9 @@ std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& s, CpuCellUpdate upda
   switch (s.precision) {
     case Precision::Double: return makeForLattice<double>(s, update);
     case Precision::Single: return makeForLattice<float>(s, update);
-    case Precision::Half: break;
+    case Precision::Half: return makeForLattice<_Float16>(s, update);
   }
-  throw std::runtime_error("precision 'half' (FP16 storage) runs on the cuda backend only");
+  throw std::logic_error("unknown precision");
 }
 
 std::unique_ptr<LbmBackend> makeCpuBackend(const LbmSetup& s) { return makeCpuBackend(s, CpuCellUpdate::BulkRows); }

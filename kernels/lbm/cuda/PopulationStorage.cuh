@@ -18,15 +18,13 @@ struct PopulationStorage {
   HOPSIM_HD static void write(S* p, Arith v) { *p = v; }
 };
 
-// FP16 storage. Shifted populations of low-Mach flows are O(w (drho + 3 c.u)) ~ 1e-3..1e-1; scaling by 2^12 keeps
-// values up to 16 below FP16's maximum (65504) and moves the subnormal range (below 6.1e-5) down to 1.5e-8, so
-// rounding stays relative (2^-11) for every population that matters. A power of two makes the scaling exact.
+// FP16 storage, scaled by kHalfStorageScale (core/lbm/LbmTypes.h), as the cpu backend stores it.
 template <>
 struct PopulationStorage<__half> {
   using Arith = float;
   static constexpr Precision precision = Precision::Half;
-  static constexpr float kScale = 4096.0f;
-  static constexpr float kInvScale = 1.0f / 4096.0f;
+  static constexpr float kScale = kHalfStorageScale;
+  static constexpr float kInvScale = 1.0f / kHalfStorageScale;
   // decode/encode: the one conversion each way, shared by read/write and the two-cells-per-thread bulk kernel
   // (HalfPairUpdate.cuh), which moves the stored values as __half2 pairs; results are bitwise the same.
   HOPSIM_HD static float decode(__half h) { return __half2float(h) * kInvScale; }

@@ -49,9 +49,9 @@ TEST_CASE("LBM bench reports a run it cannot build and fails when none succeeds"
   LbmCase c = defaultBenchCase();
   c.cells = {8, 8, 8};
   c.device.backend = Backend::Cpu;
-  c.precision = Precision::Half;  // the CPU backend has no FP16 storage
   BenchOptions o;
   o.steps = 1;
   o.repeats = 1;
+  o.layouts = {"diagonal"};  // no such layout
   CHECK_THROWS_AS(bench(c, o), std::runtime_error);
 }
