@@ -4,18 +4,22 @@
 # groups named, each bench in its own process, the old and new binaries interleaved. Logs and JSON under $OUT.
 # Usage: OUT=dir OLD_SRC=old.tar bash bench/cpu_check.sh lbm md
 # Groups: lbm (D3Q19 FP32/FP16/FP64 256^3, D2Q9 FP32/FP16 4096^2, the 3-D cavity FP32/FP16: old and new), threads
-# (D3Q19 FP32 and FP16 on 1, 2, 4, 8, 16 threads), md (LJ liquid, 32,000 and 256,000 atoms: old and new).
+# (D3Q19 FP32 and FP16 on 1, 2, 4, 8, 16 threads), wide (D3Q19 and the 3-D cavity with 256- against 512-bit vectors),
+# md (LJ liquid, 32,000 and 256,000 atoms: old and new).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 R=${OUT:?}
 DEADLINE=${DEADLINE:-560}
 mkdir -p "$R"
-build() {  # build SOURCE_DIR BUILD_DIR LOG
+build() {  # build SOURCE_DIR BUILD_DIR LOG [CMAKE OPTIONS]
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOPSIM_WITH_CUDA=OFF -DHOPSIM_WITH_VTK=OFF \
-    -DHOPSIM_WITH_MPI=OFF -DHOPSIM_BUILD_TESTS=OFF > "$3" 2>&1 && timeout 240 cmake --build "$2" -j"$(nproc)" --target hopsim >> "$3" 2>&1
+    -DHOPSIM_WITH_MPI=OFF -DHOPSIM_BUILD_TESTS=OFF "${@:4}" > "$3" 2>&1 &&
+    timeout 240 cmake --build "$2" -j"$(nproc)" --target hopsim >> "$3" 2>&1
 }
 t0=$SECONDS
 build . /tmp/cpu-new "$R/build_new.log" &
+# The same tree with 512-bit vectors in the CPU LBM kernels (GCC's default on AVX-512 Xeons is 256).
+if [[ " $* " == *" wide "* ]]; then build . /tmp/cpu-wide "$R/build_wide.log" -DHOPSIM_CPU_KERNEL_OPTIONS=-mprefer-vector-width=512 & fi
 if [ -n "${OLD_SRC:-}" ]; then
   rm -rf /tmp/cpu-oldsrc && mkdir -p /tmp/cpu-oldsrc && tar xf "$OLD_SRC" -C /tmp/cpu-oldsrc &&
     build /tmp/cpu-oldsrc /tmp/cpu-old "$R/build_old.log"
@@ -25,6 +29,7 @@ echo "builds: $((SECONDS - t0)) s; $(nproc) cores; $(lscpu | grep 'Model name' |
 lscpu > "$R/lscpu.txt"
 NEW=/tmp/cpu-new/hopsim
 OLD=/tmp/cpu-old/hopsim
+WIDE=/tmp/cpu-wide/hopsim
 export OMP_PROC_BIND=close OMP_PLACES=cores
 # bench NAME BINARY ENV... -- ARGS...: one `hopsim bench` with its JSON in $R/NAME.json and a line in summary.txt.
 bench() {
@@ -69,6 +74,17 @@ threads)
   for t in 1 2 4 8 16; do
     bench "d3q19_single_t$t" $NEW OMP_NUM_THREADS=$t -- bench/lbm_d3q19_256_single.yaml $L
     bench "d3q19_half_t$t" $NEW OMP_NUM_THREADS=$t -- bench/lbm_d3q19_256_single.yaml $L --set precision=half
+  done ;;
+wide)
+  for round in 1 2; do
+    for p in single half double; do
+      bench "d3q19_${p}_new_$round" $NEW OMP_NUM_THREADS=$(nproc) -- bench/lbm_d3q19_256_single.yaml $L --set precision=$p
+      bench "d3q19_${p}_wide_$round" $WIDE OMP_NUM_THREADS=$(nproc) -- bench/lbm_d3q19_256_single.yaml $L --set precision=$p
+    done
+    for p in single half; do
+      bench "cavity3d_${p}_new_$round" $NEW OMP_NUM_THREADS=$(nproc) -- bench/lbm_cavity3d_256_single.yaml $L --set precision=$p
+      bench "cavity3d_${p}_wide_$round" $WIDE OMP_NUM_THREADS=$(nproc) -- bench/lbm_cavity3d_256_single.yaml $L --set precision=$p
+    done
   done ;;
 md)
   for round in 1 2; do

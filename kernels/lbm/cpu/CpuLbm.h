@@ -1,0 +1,584 @@
+// CPU backend: OpenMP loops over x rows, two population arrays (read one, write the other). Bulk cells (every
+// upstream neighbour fluid) stream as vectorised runs; the other cells take the shared per-cell gather().
+// Populations are stored as double, float or FP16 (FP32 arithmetic; F16C converts where the build targets it).
+// Included by the one source file of each storage type (CpuLbmDouble.cpp, CpuLbmSingle.cpp, CpuLbmHalf.cpp), which
+// compile in parallel; CpuLbmBackend.cpp picks among them.
+#pragma once
+
+#include "kernels/lbm/cpu/CpuLbmBackend.h"
+
+#include <omp.h>
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+#include "kernels/lbm/Halo.h"
+#include "kernels/lbm/StreamCollide.h"
+#include "kernels/lbm/Vorticity.h"
+
+namespace hopsim::lbm::cpu {
+
+// How a shifted population is kept: as its arithmetic type, or as FP16 times kHalfStorageScale with FP32 arithmetic
+// (the cuda backend's FP16 storage, value for value).
+template <class S>
+struct HostStorage {
+  using Arith = S;
+  static constexpr const char* name = sizeof(S) == 8 ? "double" : "single";
+  static S encode(S v) { return v; }
+  static S decode(S v) { return v; }
+};
+
+template <>
+struct HostStorage<_Float16> {
+  using Arith = float;
+  static constexpr const char* name = "half";
+  static constexpr float kInvScale = 1.0f / kHalfStorageScale;
+  // Both round to nearest even, as F16C's conversions below do, and the scaling by a power of two is exact.
+  static _Float16 encode(float v) { return static_cast<_Float16>(v * kHalfStorageScale); }
+  static float decode(_Float16 h) { return static_cast<float>(h) * kInvScale; }
+};
+
+// decode()/encode() of `count` consecutive values, eight at a time by F16C where the build targets it (GCC 12 does
+// not vectorise _Float16 conversions itself); the same values as the scalar conversions.
+inline void decodeHalves(const _Float16* in, float* out, int count) {
+  int k = 0;
+#if defined(__F16C__)
+  const __m256 inv = _mm256_set1_ps(HostStorage<_Float16>::kInvScale);
+  for (; k + 8 <= count; k += 8)
+    _mm256_storeu_ps(out + k, _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k))),
+                                            inv));
+#endif
+  for (; k < count; ++k) out[k] = HostStorage<_Float16>::decode(in[k]);
+}
+
+inline void encodeHalves(const float* in, _Float16* out, int count) {
+  int k = 0;
+#if defined(__F16C__)
+  const __m256 scale = _mm256_set1_ps(kHalfStorageScale);
+  for (; k + 8 <= count; k += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k),
+                     _mm256_cvtps_ph(_mm256_mul_ps(_mm256_loadu_ps(in + k), scale),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+  for (; k < count; ++k) out[k] = HostStorage<_Float16>::encode(in[k]);
+}
+
+// Cells [begin, end) of one x row that stream without boundaries.
+struct BulkRun {
+  int begin, end;
+};
+
+// Updates the bulk cells [begin, end) of one row: population i of cell x comes from in[upstream[i] + x], goes to
+// out[i * stride + row + x]. The same pull and the same collideWith() as gather() + collide() on such a cell, so the
+// results agree bitwise. `GCC ivdep` because the compiler cannot prove that 2 Q streams do not overlap (they do
+// not: two arrays); `omp simd` would keep f[] in memory as a per-lane array, and GCC 12 then gives up on the loop
+// (the loads in moments() are "not suitable for gather load"). Trt and Forced are template parameters so that the
+// vectorised body has no branch. The local copies let the compiler keep the parameters in registers.
+template <class L, class T, bool Trt, bool Forced>
+void updateBulkRun(const T* __restrict in, T* __restrict out, const long long* upstream, long long stride,
+                   long long row,
+                   int begin, int end, const CollisionParams<T>& params) {
+  CollisionParams<T> local = params;
+  local.trt = Trt ? 1 : 0;
+  long long source[L::Q];
+  for (int i = 0; i < L::Q; ++i) source[i] = upstream[i];
+#pragma GCC ivdep
+  for (int x = begin; x < end; ++x) {
+    T f[L::Q];
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) f[i] = in[source[i] + x];
+    T rho, u[3];
+    collideWith<L, Forced>(f, local, rho, u);
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) out[i * stride + row + x] = f[i];
+  }
+}
+
+// updateBulkRun() for FP16 storage, in chunks of the row: each chunk's upstream rows are decoded into FP32 rows in
+// L1 (one per population), updated by the FP32 loop and encoded back, so the collision vectorises as it does in
+// FP32 and the conversions run eight values at a time. Bitwise the per-cell update's values: the same conversions
+// and the same arithmetic.
+template <class L, bool Trt, bool Forced>
+void updateBulkRunHalf(const _Float16* __restrict in, _Float16* __restrict out, const long long* upstream,
+                       long long stride, long long row, int begin, int end, const CollisionParams<float>& params) {
+  constexpr int kChunk = 64;
+  alignas(64) float pre[L::Q * kChunk], post[L::Q * kChunk];
+  long long chunkRows[L::Q];
+  for (int i = 0; i < L::Q; ++i) chunkRows[i] = i * kChunk;
+  for (int x0 = begin; x0 < end; x0 += kChunk) {
+    const int count = std::min(kChunk, end - x0);
+    for (int i = 0; i < L::Q; ++i) decodeHalves(in + upstream[i] + x0, pre + i * kChunk, count);
+    updateBulkRun<L, float, Trt, Forced>(pre, post, chunkRows, kChunk, 0, 0, count, params);
+    for (int i = 0; i < L::Q; ++i) encodeHalves(post + i * kChunk, out + i * stride + row + x0, count);
+  }
+}
+
+// A whole number >= 0 from the environment variable `name`, or `fallback` where it is not set.
+inline long long environmentCount(const char* name, long long fallback) {
+  const char* v = std::getenv(name);
+  if (!v) return fallback;
+  char* end = nullptr;
+  const long long parsed = std::strtoll(v, &end, 10);
+  if (end == v || *end != '\0' || parsed < 0)
+    throw std::invalid_argument(fmt::format("{}='{}': a whole number >= 0 expected", name, v));
+  return parsed;
+}
+
+// OpenMP threads for a box of `cells`: all of them, but no more than one per 16,384 cells
+// (HOPSIM_CPU_CELLS_PER_THREAD sets that count; 0: all threads). A small box's step is shorter than the threads' fork
+// and barriers, which on a loaded machine wait for a core each: lbm.offlattice2d (2 x 42 cells) took 145 s on two
+// threads beside a compile and 1.7 s on one.
+inline int threadsFor(long long cells) {
+  const long long perThread = environmentCount("HOPSIM_CPU_CELLS_PER_THREAD", 16384);
+  const long long most = omp_get_max_threads();
+  if (perThread == 0) return static_cast<int>(most);
+  return static_cast<int>(std::clamp(cells / perThread, 1LL, most));
+}
+
+// L: the lattice; S: the stored type of a population (double, float or _Float16).
+template <class L, class S>
+class CpuLbm final : public LbmBackend {
+  using Store = HostStorage<S>;
+  using T = typename Store::Arith;
+
+ public:
+  CpuLbm(const LbmSetup& s, CpuCellUpdate update)
+      : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles), threads_(threadsFor(s.domain.cells)),
+        stride_(populationStride(s.domain.cells)),
+        storage_(std::make_unique_for_overwrite<S[]>(2 * L::Q * stride_ + kLatticeShift)),
+        f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles),
+        haloAll_(s.haloAllPopulations), enstrophy_(s.enstrophy), bulkRuns_(ownedRows()), curvedCells_(s.curved.cells),
+        curvedQ_(s.curved.q.begin(), s.curved.q.end()) {
+    // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly. The
+    // arrays are first written here, row by row by the threads and schedule of step(), so that on a NUMA machine
+    // each row's pages sit on the node of the thread that updates it. Both arrays alike: the slots no step writes
+    // (solid cells, populations no halo brings) then hold the same values whichever array is current, so the
+    // current array alone is the whole state (savePopulations).
+    const auto initialise = [&](int y, int z) {
+      const long long n = stride_;
+      for (int x = 0; x < p_.n[0]; ++x) {
+        const long long c = p_.index(x, y, z);
+        const T rho = static_cast<T>(s.density[c]);
+        T u[3];
+        for (int a = 0; a < 3; ++a)
+          u[a] = static_cast<T>(s.velocity[3 * c + a]) + T(0.5) * p_.collision.force[a] / rho;
+        for (int i = 0; i < L::Q; ++i)
+          f_[i * n + c] = g_[i * n + c] = Store::encode(equilibriumShifted<L>(i, rho - T(1), rho, u));
+      }
+    };
+    const int y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
+    for (int z = z0; z < z1; ++z)
+      for (int y = y0; y < y1; ++y) {
+        initialise(y, z);
+        if (update == CpuCellUpdate::BulkRows) bulkRuns_[ownedRow(y, z)] = findBulkRuns(y, z);
+      }
+    // Ghost rows of a decomposed run: only halo copies touch them.
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
+    for (int z = 0; z < p_.n[2]; ++z)
+      for (int y = 0; y < p_.n[1]; ++y)
+        if (y < y0 || y >= y1 || z < z0 || z >= z1) initialise(y, z);
+    updateBulkRun_ = pickBulkRun();
+  }
+
+  std::string name() const override { return "cpu"; }
+  std::string description() const override {
+    const std::string curved =
+        curvedCells_.empty() ? "" : fmt::format(", interpolated bounce-back at {} cells", curvedCells_.size());
+    return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}{}", threads_, L::name, Store::name,
+                       bulkCells() ? "bulk cells in vectorised rows" : "per cell", curved);
+  }
+
+  // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population
+  // stored minus its lattice weight (equilibriumShifted). What the other array holds is either written before it is
+  // read or the same in both (the constructor).
+  std::string populationLayout() const override {
+    return fmt::format("cpu {} {} [q][cell] shifted, box with ghosts", L::name, Store::name);
+  }
+  // Saved without the padding between population arrays (populationStride), so the layout does not depend on it.
+  void savePopulations(std::vector<std::byte>& out) override {
+    const std::size_t bytes = p_.cells * sizeof(S);
+    out.resize(L::Q * bytes);
+    for (int i = 0; i < L::Q; ++i) std::memcpy(out.data() + i * bytes, f_ + i * stride_, bytes);
+  }
+  void loadPopulations(std::span<const std::byte> in) override {
+    const std::size_t bytes = p_.cells * sizeof(S);
+    if (in.size() != L::Q * bytes)
+      throw std::invalid_argument(
+          fmt::format("{} bytes of populations for a box that holds {}", in.size(), L::Q * bytes));
+    for (int i = 0; i < L::Q; ++i) std::memcpy(f_ + i * stride_, in.data() + i * bytes, bytes);
+  }
+
+  void advance(long long steps, bool forcesOnLastStep) override {
+    for (long long s = 0; s < steps; ++s) {
+      if (forcesOnLastStep && s == steps - 1) step<true>();
+      else step<false>();
+    }
+  }
+
+  void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
+    rho.resize(static_cast<std::size_t>(ownedCells()));
+    u.resize(3 * rho.size());
+    ownedMoments(rho.data(), u.data());
+  }
+
+  // The copy is the moments themselves, into the slot in the backend's precision: the populations change with the
+  // next step, so the fields are taken here, on the stepping thread, and only their writing overlaps the steps.
+  void startFieldCopy(int slot) override {
+    FieldCopy& s = copies_.at(static_cast<std::size_t>(slot));
+    s.rho.resize(static_cast<std::size_t>(ownedCells()));
+    s.u.resize(3 * s.rho.size());
+    ownedMoments(s.rho.data(), s.u.data());
+  }
+  HostFields fieldCopy(int slot) override {
+    const FieldCopy& s = copies_.at(static_cast<std::size_t>(slot));
+    return {s.rho.data(), s.u.data(), static_cast<long long>(s.rho.size()), std::is_same_v<T, float>};
+  }
+
+  long long ownedCells() const {
+    return static_cast<long long>(p_.ownHi(0) - p_.ownLo(0)) * (p_.ownHi(1) - p_.ownLo(1)) * (p_.ownHi(2) - p_.ownLo(2));
+  }
+
+  // Density and velocity of the owned cells (solid cells: 1 and 0) into rho and u (3 per cell), x fastest.
+  template <class V>
+  void ownedMoments(V* rho, V* u) const {
+    const long long n = stride_;
+    const int ox = p_.ownLo(0), oy = p_.ownLo(1), oz = p_.ownLo(2);
+    const int mx = p_.ownHi(0) - ox, my = p_.ownHi(1) - oy, mz = p_.ownHi(2) - oz;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
+    for (int z = 0; z < mz; ++z)
+      for (int y = 0; y < my; ++y)
+        for (int x = 0; x < mx; ++x) {
+          const long long c = p_.index(x + ox, y + oy, z + oz);
+          const long long o = (static_cast<long long>(z) * my + y) * mx + x;
+          if (flags_[c] != kFluid) {
+            rho[o] = V(1);
+            for (int a = 0; a < 3; ++a) u[3 * o + a] = V(0);
+            continue;
+          }
+          T f[L::Q], r, v[3];
+          for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[i * n + c]);
+          postCollisionMoments<L>(f, p_.collision.force, r, v);
+          rho[o] = static_cast<V>(r);
+          for (int a = 0; a < 3; ++a) u[3 * o + a] = static_cast<V>(v[a]);
+        }
+  }
+
+  // One parallel region: the sums, each fluid cell's velocity into velocity_, then the enstrophy from them (each
+  // velocity is read by seven cells). A sample is taken every few steps, and on a loaded machine each region's
+  // barriers cost more than a small box's cells.
+  Observables observables() override {
+    const long long n = p_.cells, stride = stride_;
+    // Ghost cells' velocities are known only where the halo brings every population (LbmBackend's Observables).
+    const bool vorticity = enstrophy_ && (!p_.hasGhosts() || haloAll_);
+    if (vorticity) velocity_.resize(static_cast<std::size_t>(3 * n));
+    T* const u = vorticity ? velocity_.data() : nullptr;
+    double dmass = 0, ke = 0, vmax = 0, enstrophy = 0;
+    long long fluid = 0;
+#pragma omp parallel num_threads(threads_)
+    {
+#pragma omp for schedule(static) reduction(+ : dmass, ke, fluid) reduction(max : vmax)
+      for (long long c = 0; c < n; ++c) {
+        if (flags_[c] != kFluid) continue;
+        T f[L::Q], r, own[3];
+        T* const v = u ? &u[3 * c] : own;
+        for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[i * stride + c]);
+        postCollisionMoments<L>(f, p_.collision.force, r, v);
+        if (!ownsIndex(c)) continue;
+        // Summing rho - 1 keeps the mass balance accurate to round-off of the deviations, not of 1.
+        T drho = 0;
+        for (int i = 0; i < L::Q; ++i) drho += f[i];
+        dmass += static_cast<double>(drho);
+        const double v2 = double(v[0]) * v[0] + double(v[1]) * v[1] + double(v[2]) * v[2];
+        ke += 0.5 * static_cast<double>(r) * v2;
+        vmax = std::max(vmax, std::sqrt(v2));
+        ++fluid;
+      }
+      if (vorticity) {
+#pragma omp for collapse(2) schedule(static) reduction(+ : enstrophy)
+        for (int z = p_.ownLo(2); z < p_.ownHi(2); ++z)
+          for (int y = p_.ownLo(1); y < p_.ownHi(1); ++y)
+            for (int x = p_.ownLo(0); x < p_.ownHi(0); ++x)
+              if (flags_[p_.index(x, y, z)] == kFluid) enstrophy += halfVorticitySquaredAt(u, x, y, z);
+      }
+    }
+    return {static_cast<double>(fluid) + dmass, ke, vmax,
+            vorticity ? enstrophy : std::numeric_limits<double>::quiet_NaN()};
+  }
+
+  std::vector<std::array<double, 3>> obstacleForces() override { return forces_; }
+
+  double bytesPerCellUpdate() const override { return 2.0 * L::Q * sizeof(S); }
+
+  std::span<const std::byte> packHalo(int face) override {
+    const HaloPlane plane = haloPlane(p_, face, true);
+    int pops[L::Q];
+    const int count = haloPopulations<L>(face, true, haloAll_, pops);
+    std::vector<S>& out = outbox_[face];
+    out.resize(static_cast<std::size_t>(count * plane.cells()));
+    copyPlane(plane, pops, count, [&](std::size_t k, std::size_t slot) { out[k] = f_[slot]; });
+    return std::as_bytes(std::span<const S>(out));
+  }
+
+  std::span<std::byte> haloInbox(int face) override {
+    int pops[L::Q];
+    const int count = haloPopulations<L>(face, false, haloAll_, pops);
+    std::vector<S>& in = inbox_[face];
+    in.resize(static_cast<std::size_t>(count * haloPlane(p_, face, false).cells()));
+    return std::as_writable_bytes(std::span<S>(in));
+  }
+
+  void unpackHalo(int face) override {
+    const HaloPlane plane = haloPlane(p_, face, false);
+    int pops[L::Q];
+    const int count = haloPopulations<L>(face, false, haloAll_, pops);
+    const std::vector<S>& in = inbox_[face];
+    copyPlane(plane, pops, count, [&](std::size_t k, std::size_t slot) { f_[slot] = in[k]; });
+  }
+
+ private:
+  struct FieldCopy {
+    std::vector<T> rho, u;
+  };
+  std::array<FieldCopy, kFieldSlots> copies_;
+  std::vector<T> velocity_;  // observables() with the enstrophy: the fluid cells' velocities, 3 per cell of the box
+
+  // Calls move(k, slot) for each population of the plane: k indexes the buffer ([population][plane cell]), slot
+  // the current population array.
+  template <class Move>
+  void copyPlane(const HaloPlane& plane, const int* pops, int count, const Move& move) const {
+    const long long cells = plane.cells(), n = stride_;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
+    for (int k = 0; k < count; ++k)
+      for (long long j = 0; j < cells; ++j)
+        move(static_cast<std::size_t>(k * cells + j), static_cast<std::size_t>(pops[k] * n + plane.cell(p_, j)));
+  }
+
+  // |curl u|^2 / 2 at fluid cell (x, y, z) from the velocities `u` (3 per cell of the box) of its axis neighbours
+  // that are fluid, wrapped where the axis is periodic and not split (a split axis has its ghost layer inside the box).
+  double halfVorticitySquaredAt(const T* u, int x, int y, int z) const {
+    const int pos[3] = {x, y, z};
+    double g[3][3] = {};
+    for (int a = 0; a < L::D; ++a) {
+      const T* side[2] = {nullptr, nullptr};
+      for (int s = 0; s < 2; ++s) {
+        int q[3] = {x, y, z};
+        q[a] = pos[a] + (s ? 1 : -1);
+        if (q[a] < 0 || q[a] >= p_.n[a]) {
+          if (!p_.periodic[a]) continue;
+          q[a] = q[a] < 0 ? q[a] + p_.n[a] : q[a] - p_.n[a];
+        }
+        const long long nb = p_.index(q[0], q[1], q[2]);
+        if (flags_[nb] == kFluid) side[s] = &u[3 * nb];
+      }
+      axisGradient(a, &u[3 * p_.index(x, y, z)], side[0], side[1], g);
+    }
+    return halfVorticitySquared(g);
+  }
+
+  long long ownedRows() const {
+    return static_cast<long long>(p_.ownHi(1) - p_.ownLo(1)) * (p_.ownHi(2) - p_.ownLo(2));
+  }
+  long long ownedRow(int y, int z) const {
+    return static_cast<long long>(z - p_.ownLo(2)) * (p_.ownHi(1) - p_.ownLo(1)) + (y - p_.ownLo(1));
+  }
+  bool bulkCells() const {
+    return std::any_of(bulkRuns_.begin(), bulkRuns_.end(), [](const auto& runs) { return !runs.empty(); });
+  }
+
+  // The row (y, z) of population i's upstream cells, wrapped where the axis is periodic (as gather() wraps); false
+  // when the row lies beyond a face of the box.
+  bool upstreamRow(int i, int y, int z, int& ys, int& zs) const {
+    ys = y - L::c(i, 1);
+    zs = z - L::c(i, 2);
+    if (p_.periodic[1]) ys = (ys + p_.n[1]) % p_.n[1];
+    if (p_.periodic[2]) zs = (zs + p_.n[2]) % p_.n[2];
+    return ys >= 0 && ys < p_.n[1] && zs >= 0 && zs < p_.n[2];
+  }
+
+  // The runs of owned fluid cells of row (y, z) whose upstream neighbours are all fluid, leaving out the first and
+  // last cell of the box's row so that no x wraps inside a run.
+  std::vector<BulkRun> findBulkRuns(int y, int z) const {
+    std::vector<BulkRun> runs;
+    long long upstream[L::Q];
+    for (int i = 0; i < L::Q; ++i) {
+      int ys, zs;
+      if (!upstreamRow(i, y, z, ys, zs)) return runs;
+      upstream[i] = p_.index(0, ys, zs) - L::c(i, 0);
+    }
+    const int begin = std::max(p_.ownLo(0), 1), end = std::min(p_.ownHi(0), p_.n[0] - 1);
+    for (int x = begin; x < end; ++x) {
+      bool bulk = flags_[p_.index(x, y, z)] == kFluid;
+      for (int i = 0; i < L::Q && bulk; ++i) bulk = flags_[upstream[i] + x] == kFluid;
+      if (!bulk) continue;
+      if (!runs.empty() && runs.back().end == x) ++runs.back().end;
+      else runs.push_back({x, x + 1});
+    }
+    return runs;
+  }
+
+  using BulkRunUpdate = void (*)(const S*, S*, const long long*, long long, long long, int, int,
+                                 const CollisionParams<T>&);
+  template <bool Trt, bool Forced>
+  static constexpr BulkRunUpdate bulkRunFor() {
+    if constexpr (std::is_same_v<S, _Float16>) return updateBulkRunHalf<L, Trt, Forced>;
+    else return updateBulkRun<L, S, Trt, Forced>;
+  }
+  // collide() picks the Guo terms by hasBodyForce(); so does this.
+  BulkRunUpdate pickBulkRun() const {
+    const bool forced = hasBodyForce(p_.collision);
+    if (p_.collision.trt) return forced ? bulkRunFor<true, true>() : bulkRunFor<true, false>();
+    return forced ? bulkRunFor<false, true>() : bulkRunFor<false, false>();
+  }
+
+  // A link into obstacle `ob` whose populations carried m (gather()'s onLink): the obstacle gains -m c_i, into the
+  // thread's forces `local` (3 per obstacle).
+  static void creditLink(std::vector<double>& local, int ob, int i, T m) {
+    local[3 * ob + 0] -= double(L::c(i, 0)) * m;
+    local[3 * ob + 1] -= double(L::c(i, 1)) * m;
+    local[3 * ob + 2] -= double(L::c(i, 2)) * m;
+  }
+
+  // gather() for a cell with links into obstacles with interpolated bounce-back (wall distances q): those links
+  // replace what gather() bounced half-way, and credit their obstacle with the momentum of the populations that
+  // actually crossed them (forces into `local`, 3 per obstacle, as step() sums them). Out of line: written inside
+  // step()'s per-cell lambda it changed how GCC 12 compiled the other cells' update, and D3Q19 single-precision TRT
+  // cells no longer matched the bulk rows bitwise (test_cpu_bulk_rows), though no case had such links.
+  template <bool Forces>
+  [[gnu::noinline]] void gatherCurved(const S* in, int x, int y, int z, long long c, const T* q, T* f,
+                                      std::vector<double>& local) const {
+    const long long n = stride_;
+    const std::uint8_t* flags = flags_.data();
+    const auto load = [in, n](int i, long long cell) { return Store::decode(in[i * n + cell]); };
+    const auto halfWayLink = [&](int ob, int i, T m) {
+      if (q[i] == T(0)) creditLink(local, ob, i, m);
+    };
+    gather<L, Forces>(p_, flags, load, x, y, z, c, f, halfWayLink);
+    const int pos[3] = {x, y, z};
+    const auto onLink = [&local](int ob, int i, T m) { creditLink(local, ob, i, m); };
+    interpolatedLinks<L, Forces>(p_, flags, load, pos, c, q, f, onLink);
+  }
+
+  // The wall distances of cell c's links (CurvedLinks), or null when it has none.
+  const T* curvedQ(long long c) const {
+    const auto it = std::lower_bound(curvedCells_.begin(), curvedCells_.end(), c);
+    if (it == curvedCells_.end() || *it != c) return nullptr;
+    return curvedQ_.data() + (it - curvedCells_.begin()) * L::Q;
+  }
+
+  bool ownsIndex(long long c) const {
+    const long long nx = p_.n[0], ny = p_.n[1];
+    return p_.owns(static_cast<int>(c % nx), static_cast<int>((c / nx) % ny), static_cast<int>(c / (nx * ny)));
+  }
+
+  template <bool Forces>
+  void step() {
+    const long long n = stride_;
+    const S* in = f_;
+    S* out = g_;
+    const std::uint8_t* flags = flags_.data();
+    const auto load = [in, n](int i, long long c) { return Store::decode(in[i * n + c]); };
+    const int x0 = p_.ownLo(0), x1 = p_.ownHi(0), y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
+    const int nob = obstacles_;
+    // Each thread's obstacle forces, summed in thread order after the loop: the same total on every run.
+    std::vector<std::vector<double>> perThread(Forces ? threads_ : 0);
+#pragma omp parallel num_threads(threads_)
+    {
+      std::vector<double> local(Forces ? 3 * nob : 0, 0.0);
+      const auto onLink = [&local](int ob, int i, T m) { creditLink(local, ob, i, m); };
+      const auto updateCell = [&](int x, int y, int z) {
+        const long long c = p_.index(x, y, z);
+        if (flags[c] != kFluid) return;
+        T f[L::Q];
+        if (const T* q = curvedQ(c)) {
+          gatherCurved<Forces>(in, x, y, z, c, q, f, local);
+        } else {
+          gather<L, Forces>(p_, flags, load, x, y, z, c, f, onLink);
+        }
+        T rho, u[3];
+        collide<L>(f, p_.collision, rho, u);
+        for (int i = 0; i < L::Q; ++i) out[i * n + c] = Store::encode(f[i]);
+      };
+#pragma omp for collapse(2) schedule(static)
+      for (int z = z0; z < z1; ++z)
+        for (int y = y0; y < y1; ++y) {
+          const std::vector<BulkRun>& runs = bulkRuns_[ownedRow(y, z)];
+          int x = x0;
+          if (!runs.empty()) {
+            long long upstream[L::Q];
+            for (int i = 0; i < L::Q; ++i) {
+              int ys, zs;
+              upstreamRow(i, y, z, ys, zs);
+              upstream[i] = i * n + p_.index(0, ys, zs) - L::c(i, 0);
+            }
+            const long long row = p_.index(0, y, z);
+            for (const BulkRun& run : runs) {
+              for (; x < run.begin; ++x) updateCell(x, y, z);
+              updateBulkRun_(in, out, upstream, n, row, run.begin, run.end, p_.collision);
+              x = run.end;
+            }
+          }
+          for (; x < x1; ++x) updateCell(x, y, z);
+        }
+      if constexpr (Forces) perThread[omp_get_thread_num()] = std::move(local);
+    }
+    if constexpr (Forces) {
+      std::vector<double> total(3 * nob, 0.0);
+      for (const std::vector<double>& local : perThread)
+        for (std::size_t k = 0; k < local.size(); ++k) total[k] += local[k];
+      for (int ob = 0; ob < nob; ++ob) forces_[ob] = {total[3 * ob], total[3 * ob + 1], total[3 * ob + 2]};
+    }
+    std::swap(f_, g_);
+  }
+
+  DomainParams<T> p_;
+  std::vector<std::uint8_t> flags_;
+  int obstacles_;
+  int threads_;  // OpenMP threads of every parallel region (threadsFor())
+  // Elements from one population's array to the next: the cells rounded up to a cache line, plus one line. A box
+  // of 2^k cells would otherwise start every population array, and the upstream rows of one array, on the same
+  // cache sets: the Q read and Q write streams of a row evict each other, and loads wait on stores 4 KiB apart.
+  static long long populationStride(long long cells) {
+    constexpr long long line = 64 / sizeof(S);
+    return (cells + line - 1) / line * line + line;
+  }
+  // Half a page between the two lattices, so that population i's read and write streams are not 4 KiB apart either.
+  static constexpr long long kLatticeShift = 2048 / sizeof(S);
+
+  long long stride_;
+  std::unique_ptr<S[]> storage_;  // both lattices; not value-initialised, so that the threads touch them first
+  S* f_;  // [population][stride]: the current populations
+  S* g_;  // the next step's
+  std::vector<std::array<double, 3>> forces_;
+  bool haloAll_;
+  bool enstrophy_;  // LbmSetup::enstrophy
+  std::vector<std::vector<BulkRun>> bulkRuns_;  // per owned row, z slowest; empty rows with CpuCellUpdate::PerCell
+  BulkRunUpdate updateBulkRun_ = nullptr;
+  std::vector<long long> curvedCells_;  // LbmSetup::curved, in T
+  std::vector<T> curvedQ_;
+  std::vector<S> outbox_[6], inbox_[6];
+};
+
+// The backend of the case's lattice with populations stored as S (explicitly instantiated by the storage type's file).
+template <class S>
+std::unique_ptr<LbmBackend> makeCpuLbm(const LbmSetup& s, CpuCellUpdate update) {
+  switch (s.lattice) {
+    case LatticeKind::D2Q9: return std::make_unique<CpuLbm<D2Q9, S>>(s, update);
+    case LatticeKind::D3Q19: return std::make_unique<CpuLbm<D3Q19, S>>(s, update);
+    case LatticeKind::D3Q27: return std::make_unique<CpuLbm<D3Q27, S>>(s, update);
+  }
+  throw std::logic_error("unknown lattice");
+}
+
+}  // namespace hopsim::lbm::cpu
