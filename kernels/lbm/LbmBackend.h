@@ -61,6 +61,10 @@ struct LbmSetup {
   bool haloAllPopulations = false;  // decomposed runs with inlet/outlet faces: ghost planes carry every population
   CurvedLinks curved{};             // interpolated bounce-back
   bool enstrophy = false;           // observables(): the enstrophy too (LbmCase's output.enstrophy), else NaN
+  // The CPU backend: at most one OpenMP thread per this many cells of the box (0: every thread). A small box's step
+  // is shorter than the threads' fork and barriers, which on a loaded machine wait for a core each:
+  // lbm.offlattice2d (2 x 42 cells) took 145 s on two threads beside a compile and 1.7 s on one.
+  long long cellsPerThread = 16384;
 };
 
 // Whether the setup has a velocity inlet or a pressure outlet face.

@@ -69,6 +69,8 @@ DeviceOverrides readDeviceOverrides() {
     o.hopperSteps = steps[k];
   o.temporalCluster = integerFrom("HOPSIM_HOPPER_TEMPORAL_CLUSTER", 0, 8);
   o.skipHalo = choiceFrom("HOPSIM_LBM_SKIP_HALO", {"0", "1"}, 0) == 1;
+  if (environment("HOPSIM_CPU_CELLS_PER_THREAD"))
+    o.cpuCellsPerThread = integerFrom("HOPSIM_CPU_CELLS_PER_THREAD", 0, 1 << 30);
   return o;
 }
 

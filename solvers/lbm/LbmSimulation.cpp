@@ -247,6 +247,7 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part, int meshGpu) {
   if (c.obstacles.size() > static_cast<std::size_t>(kMaxObstacles))
     throw std::runtime_error("too many obstacles (at most 253)");
   LbmSetup s{c.lattice, c.precision, {}, {}, {}, {}, static_cast<int>(c.obstacles.size())};
+  if (const int perThread = readDeviceOverrides().cpuCellsPerThread; perThread >= 0) s.cellsPerThread = perThread;
   DomainParams<double>& d = s.domain;
   long long n[3];
   for (int a = 0; a < 3; ++a) {

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
 #include <limits>
@@ -124,23 +123,8 @@ void updateBulkRunHalf(const _Float16* __restrict in, _Float16* __restrict out, 
   }
 }
 
-// A whole number >= 0 from the environment variable `name`, or `fallback` where it is not set.
-inline long long environmentCount(const char* name, long long fallback) {
-  const char* v = std::getenv(name);
-  if (!v) return fallback;
-  char* end = nullptr;
-  const long long parsed = std::strtoll(v, &end, 10);
-  if (end == v || *end != '\0' || parsed < 0)
-    throw std::invalid_argument(fmt::format("{}='{}': a whole number >= 0 expected", name, v));
-  return parsed;
-}
-
-// OpenMP threads for a box of `cells`: all of them, but no more than one per 16,384 cells
-// (HOPSIM_CPU_CELLS_PER_THREAD sets that count; 0: all threads). A small box's step is shorter than the threads' fork
-// and barriers, which on a loaded machine wait for a core each: lbm.offlattice2d (2 x 42 cells) took 145 s on two
-// threads beside a compile and 1.7 s on one.
-inline int threadsFor(long long cells) {
-  const long long perThread = environmentCount("HOPSIM_CPU_CELLS_PER_THREAD", 16384);
+// OpenMP threads for a box of `cells`: all of them, but no more than one per `perThread` cells (0: all).
+inline int threadsFor(long long cells, long long perThread) {
   const long long most = omp_get_max_threads();
   if (perThread == 0) return static_cast<int>(most);
   return static_cast<int>(std::clamp(cells / perThread, 1LL, most));
@@ -154,7 +138,7 @@ class CpuLbm final : public LbmBackend {
 
  public:
   CpuLbm(const LbmSetup& s, CpuCellUpdate update)
-      : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles), threads_(threadsFor(s.domain.cells)),
+      : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles), threads_(threadsFor(s.domain.cells, s.cellsPerThread)),
         stride_(populationStride(s.domain.cells)),
         storage_(std::make_unique_for_overwrite<S[]>(2 * L::Q * stride_ + kLatticeShift)),
         f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles),

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <fmt/format.h>
 #include <string>
 #include <vector>
@@ -25,21 +24,11 @@ namespace {
 
 bool sameBits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
-// Runs the backends made in its scope on `threads` OpenMP threads, however few cells the case has (the backend
-// otherwise gives a small box one thread: HOPSIM_CPU_CELLS_PER_THREAD); restores both when a check fails halfway.
+// Restores the OpenMP thread count when a check fails halfway.
 struct ThreadCount {
-  explicit ThreadCount(int threads) : saved(omp_get_max_threads()) {
-    if (const char* v = std::getenv("HOPSIM_CPU_CELLS_PER_THREAD")) savedCells = v;
-    setenv("HOPSIM_CPU_CELLS_PER_THREAD", "0", 1);
-    omp_set_num_threads(threads);
-  }
-  ~ThreadCount() {
-    omp_set_num_threads(saved);
-    if (savedCells.empty()) unsetenv("HOPSIM_CPU_CELLS_PER_THREAD");
-    else setenv("HOPSIM_CPU_CELLS_PER_THREAD", savedCells.c_str(), 1);
-  }
+  explicit ThreadCount(int threads) : saved(omp_get_max_threads()) { omp_set_num_threads(threads); }
+  ~ThreadCount() { omp_set_num_threads(saved); }
   int saved;
-  std::string savedCells;
 };
 
 // Enough steps for every population to have crossed boundary and bulk cells several times; few enough for CI.
@@ -87,7 +76,8 @@ TEST_CASE("CPU LBM: bulk rows equal the per-cell update bitwise on every case, o
           // the time.
           const int threads = 1 + index++ % 3;
           const ThreadCount count(threads);
-          const LbmSetup setup = buildSetup(parseCase(caseYaml(lattice, precision, collision, flow)));
+          LbmSetup setup = buildSetup(parseCase(caseYaml(lattice, precision, collision, flow)));
+          setup.cellsPerThread = 0;  // every thread, however small the box
           auto ref = makeCpuBackend(setup, CpuCellUpdate::PerCell);
           auto rows = makeCpuBackend(setup, CpuCellUpdate::BulkRows);
           INFO(lattice << " " << precision << " " << collision << " " << flowName(flow) << ", " << threads
@@ -120,4 +110,16 @@ TEST_CASE("CPU LBM: FP16 storage stays within the stated bound of single precisi
       // Not single precision under another name: FP16 rounding leaves its mark on the velocity field.
       CHECK(a.velocity > 1e-6);
     }
+}
+
+TEST_CASE("CPU LBM: a small box steps on one thread per LbmSetup::cellsPerThread cells", "[unit][lbm][cpu]") {
+  const ThreadCount count(4);
+  LbmSetup setup = buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::Cavity)));
+  const long long cells = setup.domain.cells;
+  REQUIRE(cells < 16384);
+  CHECK(makeCpuBackend(setup)->description().find("1 OpenMP threads") != std::string::npos);
+  setup.cellsPerThread = cells / 3;
+  CHECK(makeCpuBackend(setup)->description().find("3 OpenMP threads") != std::string::npos);
+  setup.cellsPerThread = 0;
+  CHECK(makeCpuBackend(setup)->description().find("4 OpenMP threads") != std::string::npos);
 }
