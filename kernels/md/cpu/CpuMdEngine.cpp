@@ -213,6 +213,13 @@ class CpuMdEngine final : public MdEngine {
       P* ry = rx + total;
       P* rz = ry + total;
       std::fill(rx, rx + 3 * total, P(0));  // a thread writes only its own array until the fold's closing barrier
+      const std::size_t stride = static_cast<std::size_t>(list_.stride());
+      std::vector<P> pairBuffers(5 * stride);  // per neighbour: separation, then force (x, y, z), energy, virial
+      P* __restrict bx = pairBuffers.data();
+      P* __restrict by = bx + stride;
+      P* __restrict bz = by + stride;
+      P* __restrict be = bz + stride;
+      P* __restrict bw = be + stride;
       list_.place(x_.data(), y_.data(), z_.data(), x0_.data(), y0_.data(), z0_.data(), xe, ye, ze);  // (barrier)
 #pragma omp for schedule(static)
       for (std::size_t i = 0; i < n; ++i) {
@@ -221,21 +228,35 @@ class CpuMdEngine final : public MdEngine {
         double e = 0, w = 0;
         const std::int32_t* nb = list_.neighbors(i);
         const int m = list_.count(i);
+        // Three passes, so that the arithmetic runs as a vector loop over contiguous buffers: the separations
+        // gathered, the pair forces (branch-free: a pair in the skin adds zeros; a NaN separation, which only a
+        // run that has already blown up has, gives NaN forces and the check below stops the run), then the sums
+        // and the reactions scattered to the partners, in list order.
         for (int k = 0; k < m; ++k) {
           const std::int32_t j = nb[k];
-          const P dx = P(xi - xe[j]), dy = P(yi - ye[j]), dz = P(zi - ze[j]);
+          bx[k] = P(xi - xe[j]), by[k] = P(yi - ye[j]), bz[k] = P(zi - ze[j]);
+        }
+#pragma omp simd
+        for (int k = 0; k < m; ++k) {
+          const P dx = bx[k], dy = by[k], dz = bz[k];
           const P r2 = dx * dx + dy * dy + dz * dz;
-          // Branch-free (a pair in the skin adds zeros); as addPair(), a NaN distance adds nothing.
-          const bool in = r2 < c.cutoffSq;
-          const P ir2 = P(1) / (in ? r2 : P(1));
+          // All arithmetic unconditional, then weighed by 1 or 0: GCC vectorises that, not a select of computed
+          // values (which it will not if-convert while floating-point operations may trap).
+          const P keep = r2 < c.cutoffSq ? P(1) : P(0);
+          const P ir2 = P(1) / r2;
           const P ir6 = ir2 * ir2 * ir2;
-          const P f = in ? ir6 * (c.forceA * ir6 - c.forceB) * ir2 : P(0);
-          fx += dx * f, fy += dy * f, fz += dz * f;
-          rx[j] -= dx * f, ry[j] -= dy * f, rz[j] -= dz * f;
+          const P f = ir6 * (c.forceA * ir6 - c.forceB) * ir2 * keep;
+          bx[k] = dx * f, by[k] = dy * f, bz[k] = dz * f;
           if constexpr (Energy) {
-            e += in ? double(ir6 * (c.energyA * ir6 - c.energyB) - c.shift) : 0.0;
-            w += double(r2) * double(f);
+            be[k] = (ir6 * (c.energyA * ir6 - c.energyB) - c.shift) * keep;
+            bw[k] = r2 * f;
           }
+        }
+        for (int k = 0; k < m; ++k) {
+          const std::int32_t j = nb[k];
+          fx += bx[k], fy += by[k], fz += bz[k];
+          rx[j] -= bx[k], ry[j] -= by[k], rz[j] -= bz[k];
+          if constexpr (Energy) e += double(be[k]), w += double(bw[k]);
         }
         rx[i] += fx, ry[i] += fy, rz[i] += fz;
         pe += e;

@@ -174,6 +174,7 @@ class PeriodicHalfList {
   const std::int32_t* ghostOwner() const { return ghostOwner_.data(); }
   const std::int32_t* neighbors(std::size_t i) const { return list_.data() + i * static_cast<std::size_t>(stride_); }
   int count(std::size_t i) const { return count_[i]; }
+  int stride() const { return stride_; }  // at least every atom's count
   const std::vector<int>& counts() const { return count_; }
 
  private:
