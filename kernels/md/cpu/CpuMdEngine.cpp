@@ -243,12 +243,10 @@ class CpuMdEngine final : public MdEngine {
           // All arithmetic unconditional, then weighed by 1 or 0: GCC vectorises that, not a select of computed
           // values (which it will not if-convert while floating-point operations may trap).
           const P keep = r2 < c.cutoffSq ? P(1) : P(0);
-          const P ir2 = P(1) / r2;
-          const P ir6 = ir2 * ir2 * ir2;
-          const P f = ir6 * (c.forceA * ir6 - c.forceB) * ir2 * keep;
+          const P f = ljForceOverR(r2, c) * keep;
           bx[k] = dx * f, by[k] = dy * f, bz[k] = dz * f;
           if constexpr (Energy) {
-            be[k] = (ir6 * (c.energyA * ir6 - c.energyB) - c.shift) * keep;
+            be[k] = ljEnergy(r2, c) * keep;
             bw[k] = r2 * f;
           }
         }
