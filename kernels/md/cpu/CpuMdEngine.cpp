@@ -1,5 +1,5 @@
-// CPU backend of the MD solver: OpenMP loops over a half neighbour list (each pair once, Newton's third law), templated
-// on storage and pair precision.
+// CPU backend of the MD solver: OpenMP loops over a half neighbour list (each pair once, Newton's third law) with the
+// box's images as ghost atoms, templated on storage and pair precision.
 #include <omp.h>
 
 #include <algorithm>
@@ -12,8 +12,8 @@
 
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
-#include "kernels/md/cpu/CpuNeighborList.h"
 #include "kernels/md/cpu/HostVerlet.h"
+#include "kernels/md/cpu/PeriodicHalfList.h"
 #include "kernels/md/MdEngine.h"
 #include "kernels/md/VelocityInit.h"
 
@@ -44,7 +44,7 @@ class CpuMdEngine final : public MdEngine {
       x_[i] = wrapOnce(x_[i], S(box_[0])), y_[i] = wrapOnce(y_[i], S(box_[1])), z_[i] = wrapOnce(z_[i], S(box_[2]));
       vx_[i] = S(s.vx[i]), vy_[i] = S(s.vy[i]), vz_[i] = S(s.vz[i]);
     }
-    list_.setRegion({0, 0, 0}, box_, interactionRange(config_.lj, config_.skin));
+    list_.setBox(box_, interactionRange(config_.lj, config_.skin));
     rebuild();
     computeForces(true);
     verlet_.start(mass_, degreesOfFreedom(n_), twoKinetic());
@@ -95,9 +95,10 @@ class CpuMdEngine final : public MdEngine {
   EngineStats stats() const override {
     EngineStats s = stats_;
     std::vector<int> full(list_.counts());
+    const std::int32_t* owner = list_.ghostOwner();
     for (std::size_t i = 0; i < n_; ++i) {
       const std::int32_t* nb = list_.neighbors(i);
-      for (int k = 0; k < list_.count(i); ++k) ++full[nb[k]];
+      for (int k = 0; k < list_.count(i); ++k) ++full[static_cast<std::size_t>(nb[k]) < n_ ? nb[k] : owner[nb[k] - n_]];
     }
     double sum = 0, mx = 0;
     for (int c : full) sum += c, mx = std::max<double>(mx, c);
@@ -130,10 +131,19 @@ class CpuMdEngine final : public MdEngine {
     take(vx_, st.vx), take(vy_, st.vy), take(vz_, st.vz), take(fx_, st.fx), take(fy_, st.fy), take(fz_, st.fz);
     id_ = st.id;
     // The list from the positions it was built from, in the order the atoms have had since that build (rebuild()
-    // sorted them then): the same neighbours in the same order, hence the same pair sums. No sort and no force
-    // evaluation here, either of which would make the continued run differ from the uninterrupted one.
-    list_.setRegion({0, 0, 0}, box_, interactionRange(config_.lj, config_.skin));
-    list_.build(x0_.data(), y0_.data(), z0_.data(), n_, n_, true);
+    // sorted them then, so binning them again leaves them in place): the same neighbours and ghosts in the same
+    // order, hence the same pair sums. No force evaluation here, which would make the continued run differ from
+    // the uninterrupted one. A state saved in another order (another engine's) is sorted here.
+    list_.setBox(box_, interactionRange(config_.lj, config_.skin));
+    const auto& order = list_.sortOrder(x0_.data(), y0_.data(), z0_.data(), n_);
+    bool sorted = true;
+    for (std::size_t k = 0; k < n_ && sorted; ++k) sorted = order[k] == static_cast<std::int32_t>(k);
+    if (!sorted) {
+      permute(order, x_), permute(order, y_), permute(order, z_), permute(order, x0_), permute(order, y0_);
+      permute(order, z0_), permute(order, vx_), permute(order, vy_), permute(order, vz_), permute(order, fx_);
+      permute(order, fy_), permute(order, fz_), permute(order, id_);
+    }
+    list_.build(x0_.data(), y0_.data(), z0_.data(), n_);
     last_ = RawThermo{};
     last_.potential = st.potential;
     last_.virial = st.virial;
@@ -159,7 +169,7 @@ class CpuMdEngine final : public MdEngine {
     permute(order, x_), permute(order, y_), permute(order, z_);
     permute(order, vx_), permute(order, vy_), permute(order, vz_);
     permute(order, id_);
-    list_.build(x_.data(), y_.data(), z_.data(), n_, n_, true);
+    list_.build(x_.data(), y_.data(), z_.data(), n_);
     x0_ = x_, y0_ = y_, z0_ = z_;
     ++stats_.neighborBuilds;
     stats_.neighborSeconds += since(t0);
@@ -174,61 +184,99 @@ class CpuMdEngine final : public MdEngine {
     a.swap(tmp);
   }
 
-  // Each pair once: atom i takes f_ij and its partner j the reaction -f_ij, into an array of the thread's own (no
-  // atomics); the arrays are then summed in thread order. The sums are the same on every run with the same number
-  // of threads (a restart continues bitwise), and differ in round-off from one thread count to another.
+  // Each pair once: atom i takes f_ij and its partner j (an atom or a ghost) the reaction -f_ij, into an array of
+  // the thread's own (no atomics); each thread folds its ghosts' reactions onto their owners, and the arrays are then
+  // summed in thread order. The sums are the same on every run with the same number of threads (a restart continues
+  // bitwise), and differ in round-off from one thread count to another.
   void computeForces(bool energy) {
+    if (energy) pairForces<true>();
+    else pairForces<false>();
+  }
+
+  template <bool Energy>
+  void pairForces() {
     const auto t0 = Clock::now();
-    const P L[3] = {P(box_[0]), P(box_[1]), P(box_[2])}, H[3] = {P(0.5 * box_[0]), P(0.5 * box_[1]), P(0.5 * box_[2])};
     const LjCoefficients<P> c = coeff_;
     double pe = 0, vir = 0;
     int bad = 0;
-    const std::size_t n = n_;
-    reactions_.resize(3 * n * static_cast<std::size_t>(omp_get_max_threads()));
+    const std::size_t n = n_, ng = list_.ghosts(), total = n + ng;
+    const std::int32_t* owner = list_.ghostOwner();
+    xe_.resize(total), ye_.resize(total), ze_.resize(total);
+    reactions_.resize(3 * total * static_cast<std::size_t>(omp_get_max_threads()));
+    S* xe = xe_.data();
+    S* ye = ye_.data();
+    S* ze = ze_.data();
 #pragma omp parallel reduction(+ : pe, vir) reduction(max : bad)
     {
       const int team = omp_get_num_threads();
-      P* rx = reactions_.data() + 3 * n * static_cast<std::size_t>(omp_get_thread_num());
-      P* ry = rx + n;
-      P* rz = ry + n;
-      std::fill(rx, rx + 3 * n, P(0));  // a thread writes only its own array until the loop's closing barrier
+      P* rx = reactions_.data() + 3 * total * static_cast<std::size_t>(omp_get_thread_num());
+      P* ry = rx + total;
+      P* rz = ry + total;
+      std::fill(rx, rx + 3 * total, P(0));  // a thread writes only its own array until the fold's closing barrier
+      const std::size_t stride = static_cast<std::size_t>(list_.stride());
+      std::vector<P> pairBuffers(5 * stride);  // per neighbour: separation, then force (x, y, z), energy, virial
+      P* __restrict bx = pairBuffers.data();
+      P* __restrict by = bx + stride;
+      P* __restrict bz = by + stride;
+      P* __restrict be = bz + stride;
+      P* __restrict bw = be + stride;
+      list_.place(x_.data(), y_.data(), z_.data(), x0_.data(), y0_.data(), z0_.data(), xe, ye, ze);  // (barrier)
 #pragma omp for schedule(static)
       for (std::size_t i = 0; i < n; ++i) {
-        const S xi = x_[i], yi = y_[i], zi = z_[i];
+        const S xi = xe[i], yi = ye[i], zi = ze[i];
         P fx = 0, fy = 0, fz = 0;
         double e = 0, w = 0;
         const std::int32_t* nb = list_.neighbors(i);
         const int m = list_.count(i);
+        // Three passes, so that the arithmetic runs as a vector loop over contiguous buffers: the separations
+        // gathered, the pair forces (branch-free: a pair in the skin adds zeros; a NaN separation, which only a
+        // run that has already blown up has, gives NaN forces and the check below stops the run), then the sums
+        // and the reactions scattered to the partners, in list order.
         for (int k = 0; k < m; ++k) {
           const std::int32_t j = nb[k];
-          const P dx = minimumImage(P(xi - x_[j]), L[0], H[0]), dy = minimumImage(P(yi - y_[j]), L[1], H[1]),
-                  dz = minimumImage(P(zi - z_[j]), L[2], H[2]);
+          bx[k] = P(xi - xe[j]), by[k] = P(yi - ye[j]), bz[k] = P(zi - ze[j]);
+        }
+#pragma omp simd
+        for (int k = 0; k < m; ++k) {
+          const P dx = bx[k], dy = by[k], dz = bz[k];
           const P r2 = dx * dx + dy * dy + dz * dz;
-          if (!(r2 < c.cutoffSq)) continue;  // as addPair(): a NaN distance adds nothing
-          const P f = ljForceOverR(r2, c);
-          fx += dx * f, fy += dy * f, fz += dz * f;
-          rx[j] -= dx * f, ry[j] -= dy * f, rz[j] -= dz * f;
-          if (energy) {
-            e += double(ljEnergy(r2, c));
-            w += double(r2) * double(f);
+          // All arithmetic unconditional, then weighed by 1 or 0: GCC vectorises that, not a select of computed
+          // values (which it will not if-convert while floating-point operations may trap).
+          const P keep = r2 < c.cutoffSq ? P(1) : P(0);
+          const P f = ljForceOverR(r2, c) * keep;
+          bx[k] = dx * f, by[k] = dy * f, bz[k] = dz * f;
+          if constexpr (Energy) {
+            be[k] = ljEnergy(r2, c) * keep;
+            bw[k] = r2 * f;
           }
+        }
+        for (int k = 0; k < m; ++k) {
+          const std::int32_t j = nb[k];
+          fx += bx[k], fy += by[k], fz += bz[k];
+          rx[j] -= bx[k], ry[j] -= by[k], rz[j] -= bz[k];
+          if constexpr (Energy) e += double(be[k]), w += double(bw[k]);
         }
         rx[i] += fx, ry[i] += fy, rz[i] += fz;
         pe += e;
         vir += w;
       }
+      for (std::size_t g = 0; g < ng; ++g) {
+        const std::int32_t o = owner[g];
+        rx[o] += rx[n + g], ry[o] += ry[n + g], rz[o] += rz[n + g];
+      }
+#pragma omp barrier
 #pragma omp for schedule(static)
       for (std::size_t i = 0; i < n; ++i) {
         P sx = 0, sy = 0, sz = 0;
         for (int t = 0; t < team; ++t) {
-          const P* r = reactions_.data() + 3 * n * static_cast<std::size_t>(t);
-          sx += r[i], sy += r[n + i], sz += r[2 * n + i];
+          const P* r = reactions_.data() + 3 * total * static_cast<std::size_t>(t);
+          sx += r[i], sy += r[total + i], sz += r[2 * total + i];
         }
         fx_[i] = S(sx), fy_[i] = S(sy), fz_[i] = S(sz);
         if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
       }
     }
-    if (energy) {
+    if (Energy) {
       last_.potential = pe;
       last_.virial = vir;
       last_.finite = std::isfinite(pe) && std::isfinite(vir);
@@ -245,8 +293,9 @@ class CpuMdEngine final : public MdEngine {
   std::array<double, 3> box_{};
   std::vector<S> x_, y_, z_, vx_, vy_, vz_, fx_, fy_, fz_, x0_, y0_, z0_;
   std::vector<long long> id_;
-  CpuNeighborList<S, Boundary::Periodic> list_;  // half: each pair once
-  std::vector<P> reactions_;                      // per thread: 3 x n forces, x then y then z
+  PeriodicHalfList<S> list_;  // half: each pair (and each image of a pair) once
+  std::vector<S> xe_, ye_, ze_;  // the pair loop's positions: atoms unwrapped next to their binning, then ghosts
+  std::vector<P> reactions_;     // per thread: 3 x (atoms + ghosts) forces, x then y then z
   RawThermo last_;
   EngineStats stats_;
 };
