@@ -87,12 +87,14 @@ wide)
     done
   done ;;
 md)
+  # 20^3 fcc cells: 32,000 atoms; 40^3: 256,000 (in.lj's state either way).
   for round in 1 2; do
-    for atoms in 32000 256000; do
-      bench "md_${atoms}_old_$round" $OLD OMP_NUM_THREADS=$(nproc) -- inputs/md/lj_liquid.yaml --set device.backend=cpu \
-        --set run.steps=300 --repeats 3 ${MD_ATOMS_KEY:+--set "$MD_ATOMS_KEY=$atoms"}
-      bench "md_${atoms}_new_$round" $NEW OMP_NUM_THREADS=$(nproc) -- inputs/md/lj_liquid.yaml --set device.backend=cpu \
-        --set run.steps=300 --repeats 3 ${MD_ATOMS_KEY:+--set "$MD_ATOMS_KEY=$atoms"}
+    for cells in 20 40; do
+      for v in old new; do
+        [ $v = old ] && bin=$OLD || bin=$NEW
+        bench "md_$((4 * cells * cells * cells))_${v}_$round" $bin OMP_NUM_THREADS=$(nproc) -- inputs/md/lj_liquid.yaml \
+          --set device.backend=cpu --set "system.lattice.cells=[$cells,$cells,$cells]" --set run.steps=500 --repeats 3
+      done
     done
   done ;;
 *) echo "unknown group $group" >> "$R/summary.txt" ;;
