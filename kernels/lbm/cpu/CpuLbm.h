@@ -181,7 +181,10 @@ class CpuLbm final : public LbmBackend {
     const std::string curved =
         curvedCells_.empty() ? "" : fmt::format(", interpolated bounce-back at {} cells", curvedCells_.size());
     return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}{}", threads_, L::name, Store::name,
-                       bulkCells() ? "bulk cells in vectorised rows" : "per cell", curved);
+                       bulkCells() > 0 ? fmt::format("bulk cells in vectorised rows ({} of {} cells)", bulkCells(),
+                                                     ownedCells())
+                                       : std::string("per cell"),
+                       curved);
   }
 
   // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population
@@ -377,8 +380,12 @@ class CpuLbm final : public LbmBackend {
   long long ownedRow(int y, int z) const {
     return static_cast<long long>(z - p_.ownLo(2)) * (p_.ownHi(1) - p_.ownLo(1)) + (y - p_.ownLo(1));
   }
-  bool bulkCells() const {
-    return std::any_of(bulkRuns_.begin(), bulkRuns_.end(), [](const auto& runs) { return !runs.empty(); });
+  // The cells the vectorised rows update.
+  long long bulkCells() const {
+    long long cells = 0;
+    for (const std::vector<BulkRun>& runs : bulkRuns_)
+      for (const BulkRun& run : runs) cells += run.end - run.begin;
+    return cells;
   }
 
   // The row (y, z) of population i's upstream cells, wrapped where the axis is periodic (as gather() wraps); false
@@ -391,15 +398,35 @@ class CpuLbm final : public LbmBackend {
     return ys >= 0 && ys < p_.n[1] && zs >= 0 && zs < p_.n[2];
   }
 
-  // The runs of owned fluid cells of row (y, z) whose upstream neighbours are all fluid, leaving out the first and
-  // last cell of the box's row so that no x wraps inside a run.
+  // Where population i of every cell x of row (y, z) comes from, as population `from` of cell `row` + x: its
+  // upstream row (wrapped where the axis is periodic) shifted by -c_x; or, where that row lies beyond a wall face (not
+  // a moving one), the cell itself in the opposite population, half-way bounce-back as gather() makes it. False where
+  // it lies beyond an inlet, an outlet or a moving wall.
+  bool rowSource(int i, int y, int z, int& from, long long& row) const {
+    int ys, zs;
+    if (upstreamRow(i, y, z, ys, zs)) {
+      from = i;
+      row = p_.index(0, ys, zs) - L::c(i, 0);
+      return true;
+    }
+    const int crossed = (ys < 0 ? 1 << 2 : 0) | (ys >= p_.n[1] ? 1 << 3 : 0) | (zs < 0 ? 1 << 4 : 0) |
+                        (zs >= p_.n[2] ? 1 << 5 : 0);
+    bool moving = false;
+    if (wallOfLink(p_, crossed, moving) < 0 || moving) return false;
+    from = opposite(i);
+    row = p_.index(0, y, z);
+    return true;
+  }
+
+  // The runs of owned fluid cells of row (y, z) whose every population comes from a fluid cell of the box or bounces
+  // at a wall face (rowSource()), leaving out the first and last cell of the box's row so that no x wraps inside a
+  // run and no x face is crossed.
   std::vector<BulkRun> findBulkRuns(int y, int z) const {
     std::vector<BulkRun> runs;
     long long upstream[L::Q];
     for (int i = 0; i < L::Q; ++i) {
-      int ys, zs;
-      if (!upstreamRow(i, y, z, ys, zs)) return runs;
-      upstream[i] = p_.index(0, ys, zs) - L::c(i, 0);
+      int from;
+      if (!rowSource(i, y, z, from, upstream[i])) return runs;
     }
     const int begin = std::max(p_.ownLo(0), 1), end = std::min(p_.ownHi(0), p_.n[0] - 1);
     for (int x = begin; x < end; ++x) {
@@ -502,9 +529,10 @@ class CpuLbm final : public LbmBackend {
           if (!runs.empty()) {
             long long upstream[L::Q];
             for (int i = 0; i < L::Q; ++i) {
-              int ys, zs;
-              upstreamRow(i, y, z, ys, zs);
-              upstream[i] = i * n + p_.index(0, ys, zs) - L::c(i, 0);
+              int from = i;
+              long long source = 0;
+              rowSource(i, y, z, from, source);  // true: findBulkRuns() found runs in this row
+              upstream[i] = from * n + source;
             }
             const long long row = p_.index(0, y, z);
             for (const BulkRun& run : runs) {

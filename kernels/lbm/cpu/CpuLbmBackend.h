@@ -8,8 +8,9 @@
 namespace hopsim::lbm {
 
 enum class CpuCellUpdate {
-  // Cells whose every upstream neighbour is fluid and inside the box (periodic wrap in y and z allowed) in x runs
-  // that the compiler vectorises; the others, and the first and last cell of each row, by gather(). The default.
+  // Cells whose every upstream neighbour is fluid and inside the box (periodic wrap in y and z allowed), or beyond a
+  // y or z wall face that bounces the population back (not a moving wall), in x runs that the compiler vectorises;
+  // the others, and the first and last cell of each row, by gather(). The default.
   BulkRows,
   // Every cell by gather(), flag tests and wrapping per population: the update before issue 21, the reference.
   PerCell,
