@@ -56,18 +56,23 @@ for r in d["runs"]:
 EOF
 }
 L="--repeats 5 --set device.backend=cpu"
+# pair NAME TAG_A BIN_A TAG_B BIN_B ARGS...: the same bench on all cores with two binaries, one after the other, as
+# NAME_TAG_A and NAME_TAG_B (NAME holds a @ where the tag goes).
+pair() {
+  local name=$1 ta=$2 a=$3 tb=$4 b=$5
+  shift 5
+  bench "${name/@/$ta}" "$a" OMP_NUM_THREADS="$(nproc)" -- "$@"
+  bench "${name/@/$tb}" "$b" OMP_NUM_THREADS="$(nproc)" -- "$@"
+}
 for group in "$@"; do case $group in
 lbm)
   for round in 1 2; do
     for p in single half double; do
-      bench "d3q19_${p}_old_$round" $OLD OMP_NUM_THREADS=$(nproc) -- bench/lbm_d3q19_256_single.yaml $L --set precision=$p
-      bench "d3q19_${p}_new_$round" $NEW OMP_NUM_THREADS=$(nproc) -- bench/lbm_d3q19_256_single.yaml $L --set precision=$p
+      pair "d3q19_${p}_@_$round" old $OLD new $NEW bench/lbm_d3q19_256_single.yaml $L --set precision=$p
     done
     for p in single half; do
-      bench "d2q9_${p}_old_$round" $OLD OMP_NUM_THREADS=$(nproc) -- bench/lbm_d2q9_4096_single.yaml $L --set precision=$p
-      bench "d2q9_${p}_new_$round" $NEW OMP_NUM_THREADS=$(nproc) -- bench/lbm_d2q9_4096_single.yaml $L --set precision=$p
-      bench "cavity3d_${p}_old_$round" $OLD OMP_NUM_THREADS=$(nproc) -- bench/lbm_cavity3d_256_single.yaml $L --set precision=$p
-      bench "cavity3d_${p}_new_$round" $NEW OMP_NUM_THREADS=$(nproc) -- bench/lbm_cavity3d_256_single.yaml $L --set precision=$p
+      pair "d2q9_${p}_@_$round" old $OLD new $NEW bench/lbm_d2q9_4096_single.yaml $L --set precision=$p
+      pair "cavity3d_${p}_@_$round" old $OLD new $NEW bench/lbm_cavity3d_256_single.yaml $L --set precision=$p
     done
   done ;;
 threads)
@@ -78,23 +83,18 @@ threads)
 wide)
   for round in 1 2; do
     for p in single half double; do
-      bench "d3q19_${p}_new_$round" $NEW OMP_NUM_THREADS=$(nproc) -- bench/lbm_d3q19_256_single.yaml $L --set precision=$p
-      bench "d3q19_${p}_wide_$round" $WIDE OMP_NUM_THREADS=$(nproc) -- bench/lbm_d3q19_256_single.yaml $L --set precision=$p
+      pair "d3q19_${p}_@_$round" new $NEW wide $WIDE bench/lbm_d3q19_256_single.yaml $L --set precision=$p
     done
     for p in single half; do
-      bench "cavity3d_${p}_new_$round" $NEW OMP_NUM_THREADS=$(nproc) -- bench/lbm_cavity3d_256_single.yaml $L --set precision=$p
-      bench "cavity3d_${p}_wide_$round" $WIDE OMP_NUM_THREADS=$(nproc) -- bench/lbm_cavity3d_256_single.yaml $L --set precision=$p
+      pair "cavity3d_${p}_@_$round" new $NEW wide $WIDE bench/lbm_cavity3d_256_single.yaml $L --set precision=$p
     done
   done ;;
 md)
   # 20^3 fcc cells: 32,000 atoms; 40^3: 256,000 (in.lj's state either way).
   for round in 1 2; do
     for cells in 20 40; do
-      for v in old new; do
-        [ $v = old ] && bin=$OLD || bin=$NEW
-        bench "md_$((4 * cells * cells * cells))_${v}_$round" $bin OMP_NUM_THREADS=$(nproc) -- inputs/md/lj_liquid.yaml \
-          --set device.backend=cpu --set "system.lattice.cells=[$cells,$cells,$cells]" --set run.steps=500 --repeats 3
-      done
+      pair "md_$((4 * cells * cells * cells))_@_$round" old $OLD new $NEW inputs/md/lj_liquid.yaml \
+        --set device.backend=cpu --set "system.lattice.cells=[$cells,$cells,$cells]" --set run.steps=500 --repeats 3
     done
   done ;;
 *) echo "unknown group $group" >> "$R/summary.txt" ;;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,31 @@ DirectSums directSums(const hopsim::md::ParticleState& s, double cutoff) {
   return d;
 }
 
+// Runs case c 40 steps on the CPU engine (a liquid, no longer a lattice; several list builds; thermo on the last
+// step) and checks every atom's force, the potential and the virial against the direct sum, to `tolerance` relative
+// (forces: of the largest force). Returns the engine for further checks.
+std::unique_ptr<hopsim::md::MdEngine> checkAgainstDirectSum(const hopsim::md::MdCase& c, double tolerance) {
+  auto e = hopsim::md::makeCpuEngine(hopsim::md::engineConfig(c));
+  e->initialize(hopsim::md::initialState(c));
+  e->advance(40, 0);
+  hopsim::md::ParticleState s;
+  e->download(s);
+  std::vector<double> fx, fy, fz;
+  e->forces(fx, fy, fz);
+  const DirectSums d = directSums(s, 2.5);
+  double worst = 0, scale = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    worst = std::max({worst, std::abs(fx[i] - d.fx[i]), std::abs(fy[i] - d.fy[i]), std::abs(fz[i] - d.fz[i])});
+    scale = std::max({scale, std::abs(d.fx[i]), std::abs(d.fy[i]), std::abs(d.fz[i])});
+  }
+  INFO("largest force difference " << worst << " of forces up to " << scale);
+  CHECK(worst <= tolerance * scale);
+  const hopsim::md::RawThermo th = e->thermo();
+  CHECK(th.potential == Approx(d.potential).epsilon(tolerance));
+  CHECK(th.virial == Approx(d.virial).epsilon(tolerance));
+  return e;
+}
+
 }  // namespace
 
 TEST_CASE("CPU MD forces and sums equal a direct sum over every pair, on 1, 2 and 3 threads", "[unit][md]") {
@@ -72,24 +98,7 @@ TEST_CASE("CPU MD forces and sums equal a direct sum over every pair, on 1, 2 an
   for (const int t : {1, 2, 3}) {
     INFO(t << " threads");
     omp_set_num_threads(t);
-    auto e = hopsim::md::makeCpuEngine(hopsim::md::engineConfig(c));
-    e->initialize(hopsim::md::initialState(c));
-    e->advance(40, 0);  // a liquid, no longer a lattice; several list builds (thermo on the last step)
-    hopsim::md::ParticleState s;
-    e->download(s);
-    std::vector<double> fx, fy, fz;
-    e->forces(fx, fy, fz);
-    const DirectSums d = directSums(s, 2.5);
-    double worst = 0, scale = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      worst = std::max({worst, std::abs(fx[i] - d.fx[i]), std::abs(fy[i] - d.fy[i]), std::abs(fz[i] - d.fz[i])});
-      scale = std::max({scale, std::abs(d.fx[i]), std::abs(d.fy[i]), std::abs(d.fz[i])});
-    }
-    INFO("largest force difference " << worst << " of forces up to " << scale);
-    CHECK(worst <= 1e-12 * scale);
-    const hopsim::md::RawThermo th = e->thermo();
-    CHECK(th.potential == Approx(d.potential).epsilon(1e-12));
-    CHECK(th.virial == Approx(d.virial).epsilon(1e-12));
+    const auto e = checkAgainstDirectSum(c, 1e-12);
     // Neighbours counted per atom as a full list would (within cutoff + skin: ~75 at this density).
     const hopsim::md::EngineStats st = e->stats();
     CHECK(st.meanNeighbors > 60);
@@ -133,24 +142,7 @@ TEST_CASE("CPU MD mixed precision forces and sums are a direct sum's to float ro
   for (const int t : {1, 2}) {
     INFO(t << " threads");
     omp_set_num_threads(t);
-    auto e = hopsim::md::makeCpuEngine(hopsim::md::engineConfig(c));
-    e->initialize(hopsim::md::initialState(c));
-    e->advance(40, 0);
-    hopsim::md::ParticleState s;
-    e->download(s);
-    std::vector<double> fx, fy, fz;
-    e->forces(fx, fy, fz);
-    const DirectSums d = directSums(s, 2.5);
-    double worst = 0, scale = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      worst = std::max({worst, std::abs(fx[i] - d.fx[i]), std::abs(fy[i] - d.fy[i]), std::abs(fz[i] - d.fz[i])});
-      scale = std::max({scale, std::abs(d.fx[i]), std::abs(d.fy[i]), std::abs(d.fz[i])});
-    }
-    INFO("largest force difference " << worst << " of forces up to " << scale);
-    CHECK(worst <= 1e-5 * scale);
-    const hopsim::md::RawThermo th = e->thermo();
-    CHECK(th.potential == Approx(d.potential).epsilon(1e-5));
-    CHECK(th.virial == Approx(d.virial).epsilon(1e-5));
+    checkAgainstDirectSum(c, 1e-5);
   }
   omp_set_num_threads(threads);
 }
