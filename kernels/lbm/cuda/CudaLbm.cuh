@@ -720,7 +720,8 @@ class CudaLbm final : public LbmBackend {
   // touches slots of its own cells (in place) or writes its own cells (two lattices), so their order does not
   // matter: where the plan says so (KernelPlan::sideStream) the small kernels run, one after the other, on a side
   // stream beside the bulk update, launched first so that their blocks take the first free slots, and the step
-  // ends when both streams have. A step with forces leaves the wall cells to the boundary kernel: it credits their links to the obstacles.
+  // ends when both streams have. A step with forces leaves the wall cells to the boundary kernel: it credits their
+  // links to the obstacles.
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
     const StepPart small = walls ? StepPart{nullptr, open_.get(), openCount_, curved_.part()}
