@@ -25,7 +25,7 @@ else
   rm -f tests/gpu/lbm/test_lbm_cell_update_host.cpp tests/gpu/lbm/test_lbm_half_pairs_host.cpp tests/gpu/lbm/test_lbm_hopper_host.cpp
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOPSIM_WITH_CUDA=ON -DHOPSIM_WITH_VTK=OFF \
     -DHOPSIM_WITH_MPI=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DHOPSIM_BUILD_TESTS=ON > "$R/build.log" 2>&1 &&
-    timeout 330 cmake --build build -j16 --target ${TARGETS:-hopsim hopsim_tests hopsim_mpi_tests} >> "$R/build.log" 2>&1
+    timeout ${BUILD_LIMIT:-330} cmake --build build -j16 --target ${TARGETS:-hopsim hopsim_tests hopsim_mpi_tests} >> "$R/build.log" 2>&1
 fi
 echo "build: exit $? in $((SECONDS - t0)) s" | tee "$R/status.txt"
 M="mpiexec --allow-run-as-root --oversubscribe --bind-to none"
@@ -497,20 +497,68 @@ sidestream)
     done
   done
   run side_tests 120 $T "CUDA LBM: the boundary passes on a side stream*" ;;
+les)
+  # Issue 20, Smagorinsky LES: every [gpu][lbm] test (LES runs in the agreement loops), then the 3-D Taylor-Green
+  # vortex at Re 1600 on 128^3 and 256^3 (BGK and TRT + LES, Cs 0.1) against the DNS peak of the dissipation rate.
+  run les_tests 240 $T "[gpu][lbm]"
+  run les_validate 150 build/hopsim validate --backend cuda lbm.tgv3d_re1600_bgk_les lbm.tgv3d_re1600_trt_les
+  run les_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]" ;;
+lesbench)
+  # The LES kernels against the plain ones, each in its own process against the copy bandwidth measured there, in
+  # both orders: the periodic box (BGK) FP32 and FP16, the 3-D cavity (TRT, the bounded row) FP32 and FP16, and D2Q9
+  # with the Hopper temporal kernel beside the portable one (kernels: auto keeps LES off it until measured).
+  LES="les: {model: smagorinsky, cs: 0.1}"
+  CAV="inputs/lbm/cavity3d.yaml --set domain.cells=[256,256,256] --set device.backend=cuda"
+  for round in 1 2; do
+    order="plain les"; [ $round = 2 ] && order="les plain"
+    for who in $order; do
+      for c in d3q19_256_single d3q19_256_half; do
+        set -- ; [ $who = les ] && set -- --set "collision={model: bgk, $LES}"
+        run "lesb_${c}_${who}_$round" 45 $B bench/lbm_$c.yaml --repeats 5 "$@" --json "$R/lesb_${c}_${who}_$round.json"
+      done
+      for p in single half; do
+        set -- ; [ $who = les ] && set -- --set "collision={model: trt, $LES}"
+        run "lesb_cavity_${p}_${who}_$round" 45 $B $CAV --set precision=$p --repeats 5 "$@" \
+          --json "$R/lesb_cavity_${p}_${who}_$round.json"
+      done
+    done
+  done
+  run lesb_d2q9_les 60 $B bench/lbm_d2q9_4096_single.yaml --repeats 5 --kernels portable,hopper \
+    --set "collision={model: bgk, $LES}" --json "$R/lesb_d2q9_les.json" ;;
 tgvmap)
-  # Issue 20: the highest stable Reynolds number of the 3-D Taylor-Green vortex (Brachet) for BGK and TRT at 64^3,
-  # 128^3 and 256^3, u0 0.05 (Ma 0.087), FP32, to t U0 / L = 12 (exit 3: unstable).
+  # Issue 20: the highest stable Reynolds number of the 3-D Taylor-Green vortex (Brachet) for BGK, TRT and both with
+  # Smagorinsky LES (Cs 0.1) at 64^3, 128^3 and 256^3, u0 0.05 (Ma 0.087), FP32, to t U0 / L = 12 (exit 3:
+  # unstable), and at Re 1600 TRT + LES with Cs 0.05 and 0.17 beside 0.1; bench/tgv_summary.py reads the peak
+  # dissipation rate and its time from each run's observables.
+  LES="les: {model: smagorinsky"
   for n in 64 128 256; do
-    for model in bgk trt; do
-      for re in 100 200 400 800 1600; do
-        [ $n = 256 ] && [ $re -lt 800 ] && continue
+    for tagmodel in "bgk|bgk" "trt|trt" "bgk_les|bgk, $LES, cs: 0.1}" "trt_les|trt, $LES, cs: 0.1}" \
+        "trt_lesc05|trt, $LES, cs: 0.05}" "trt_lesc17|trt, $LES, cs: 0.17}"; do
+      tag=${tagmodel%%|*} model=${tagmodel#*|}
+      for re in 400 800 1600 3200 6400 25600 1000000; do
+        case $tag in trt_lesc*) [ $re = 1600 ] && [ $n != 64 ] || continue ;; esac
+        [ $n = 256 ] && case $re in 1600|25600|1000000) ;; *) continue ;; esac
         nu=$(python3 -c "import math; print(0.05 * $n / (2 * math.pi) / $re)")
         steps=$(python3 -c "import math; print(int(math.ceil(12 * $n / (2 * math.pi) / 0.05)))")
-        run "tgv_${n}_${model}_$re" 60 build/hopsim run inputs/lbm/taylor_green3d.yaml --backend cuda --quiet \
+        every=$(python3 -c "import math; print(max(1, round(0.025 * $n / (2 * math.pi) / 0.05)))")  # t* 0.025
+        run "tgv_${n}_${tag}_$re" 60 build/hopsim run inputs/lbm/taylor_green3d.yaml --backend cuda --quiet \
           --set "domain.cells=[$n,$n,$n]" --set "fluid={viscosity: $nu}" --set "collision={model: $model}" \
           --set run.steps=$steps \
-          --set "output={every: 0, fields: [density], dir: /tmp/tgv_${n}_${model}_$re, observables: {every: 100}}"
+          --set "output={every: 0, fields: [density], dir: $R/tgv_${n}_${tag}_$re, observables: {every: $every}}"
       done
+    done
+  done
+  python3 bench/tgv_summary.py "$R" > "$R/tgv_summary.txt" 2>&1; cat "$R/tgv_summary.txt" ;;
+cavitymap)
+  # Issue 20: the lid-driven cavity 128^3 (lid 0.05, Ma 0.087) at rising Reynolds numbers, BGK, TRT and both with
+  # LES (Cs 0.1), FP32, 20,000 steps (8 lid transits): stable or not (exit 3).
+  for model in "bgk" "trt" "bgk, les: {model: smagorinsky, cs: 0.1}" "trt, les: {model: smagorinsky, cs: 0.1}"; do
+    tag=${model%%,*}; case $model in *les*) tag=${tag}_les ;; esac
+    for re in 1000 4000 16000 64000 1000000; do
+      nu=$(python3 -c "print(0.05 * 128 / $re)")
+      run "cav_${tag}_$re" 40 build/hopsim run inputs/lbm/cavity3d.yaml --backend cuda --quiet \
+        --set "domain.cells=[128,128,128]" --set "fluid={viscosity: $nu}" --set "collision={model: $model}" \
+        --set run.steps=20000 --set "output={every: 0, fields: [density], dir: $R/cav_${tag}_$re, observables: {every: 1000}}"
     done
   done ;;
 voxel)

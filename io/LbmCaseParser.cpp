@@ -153,13 +153,26 @@ void readPrecision(const CaseNode& root, LbmCase& c) {
 void readCollision(const CaseNode& root, LbmCase& c) {
   const auto node = root.find("collision");
   if (!node) return;
-  node->checkKeys({"model", "magic"});
+  node->checkKeys({"model", "magic", "les"});
   if (const auto m = node->find("model"))
     c.collision = m->choice({"bgk", "trt"}) == "trt" ? lbm::CollisionModel::TRT : lbm::CollisionModel::BGK;
   if (const auto magic = node->find("magic")) {
     if (c.collision != lbm::CollisionModel::TRT)
       magic->fail("collision.magic is the TRT magic parameter and needs collision.model: trt (the model here is bgk)");
     c.trtMagic = magic->positive();
+  }
+  // les: {model: smagorinsky, cs: 0.1} (README, "Turbulence: Smagorinsky LES").
+  if (const auto les = node->find("les")) {
+    les->checkKeys({"model", "cs"});
+    les->at("model").choice({"smagorinsky"});
+    c.smagorinsky = true;
+    if (const auto cs = les->find("cs")) {
+      const double v = cs->number();
+      if (!(v >= 0 && v <= 0.5))
+        cs->fail(fmt::format("collision.les.cs = {}: the Smagorinsky constant is >= 0 and at most 0.5 (usual values "
+                             "0.1-0.2; 0 runs the LES code with no eddy viscosity)", v));
+      c.smagorinskyCs = v;
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 // Names of the LBM case's enumerations, spelled as case files spell them (logs and run.json echo the input).
 #include "core/lbm/LbmCase.h"
 
+#include <fmt/format.h>
+
 namespace hopsim::lbm {
 
 const char* toString(LatticeKind k) {
@@ -27,6 +29,13 @@ const char* toString(CollisionModel c) {
     case CollisionModel::TRT: return "trt";
   }
   return "?";
+}
+
+std::string describeCollision(const LbmCase& c) {
+  std::string s = toString(c.collision);
+  if (c.collision == CollisionModel::TRT) s += fmt::format(" (magic {})", c.trtMagic);
+  if (c.smagorinsky) s += fmt::format(" + Smagorinsky LES (Cs {})", c.smagorinskyCs);
+  return s;
 }
 
 const char* toString(BoundaryType b) {

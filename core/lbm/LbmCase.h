@@ -97,6 +97,9 @@ struct LbmCase {
   Precision precision = Precision::Double;
   CollisionModel collision = CollisionModel::BGK;
   double trtMagic = 3.0 / 16.0;
+  // collision.les: Smagorinsky LES with constant smagorinskyCs (Cs; the filter width is one cell), or none.
+  bool smagorinsky = false;
+  double smagorinskyCs = 0.1;
   std::array<long long, 3> cells{1, 1, 1};   // unused axes are 1
   std::array<bool, 3> periodic{false, false, true};
   double viscosity = 0;   // lattice units; tau = 3 nu + 1/2
@@ -116,6 +119,8 @@ const char* toString(CollisionModel c);
 const char* toString(BoundaryType b);
 const char* toString(ObstacleBoundary b);
 const char* toString(Hdf5Layout l);
+// The collision as the run and the bench print it: "trt (magic 0.1875)", "bgk + Smagorinsky LES (Cs 0.1)".
+std::string describeCollision(const LbmCase& c);
 const char* faceName(int face);  // "x-", "x+", ...
 
 }  // namespace hopsim::lbm

@@ -4,6 +4,8 @@
 // so single and half precision keep their significant digits, and density is 1 + sum(f~).
 #pragma once
 
+#include <cmath>
+
 #include "kernels/common/HostDevice.h"
 #include "kernels/lbm/Lattice.h"
 
@@ -15,7 +17,29 @@ struct CollisionParams {
   T omegaMinus = T(1);   // TRT antisymmetric rate from the magic parameter
   int trt = 0;
   T force[3] = {T(0), T(0), T(0)};  // body force density (Guo)
+  // Smagorinsky LES (smagorinskyRates()): on, its constant 18 sqrt(2) Cs^2, and the TRT magic parameter that a
+  // cell's antisymmetric rate keeps when its symmetric rate changes.
+  int smagorinsky = 0;
+  T smagorinskyC = T(0);
+  T trtMagic = T(0);
 };
+
+// The collision's optional terms, a compile-time choice of every bulk kernel (collisionTerms(), made once per
+// launch), so that a kernel carries only the code its case runs: kGuoTerms, the Guo body-force terms;
+// kSmagorinskyTerms, the eddy viscosity of Smagorinsky LES. The LES kernels always carry the Guo terms (with no body
+// force they add zeros): one LES variant per kernel rather than two keeps the build's instantiations down.
+inline constexpr int kGuoTerms = 1;
+inline constexpr int kSmagorinskyTerms = 2;
+inline constexpr int kLesTerms = kGuoTerms | kSmagorinskyTerms;
+
+template <class T>
+HOPSIM_HD T squareRoot(T x) {
+#if defined(__CUDA_ARCH__)
+  return sqrt(x);  // CUDA's float and double overloads
+#else
+  return std::sqrt(x);
+#endif
+}
 
 // Density deviation drho = rho - 1 and momentum of shifted populations.
 template <class L, class T>
@@ -58,31 +82,77 @@ HOPSIM_HD void velocity(T rho, const T j[3], const T F[3], T u[3]) {
   u[2] = (j[2] + T(0.5) * F[2]) * inv;
 }
 
-// collide() with or without the Guo force terms (Forced = false: the body force is zero and they vanish).
-template <class L, bool Forced, class T>
+// Smagorinsky-Lilly LES: the relaxation rates of a cell whose viscosity is nu0 + nu_t, nu_t = (Cs Delta)^2 |S|
+// (Delta = 1). The strain rate comes from the cell's non-equilibrium stress Pi = sum_i c_i c_i (f_i - feq_i)
+// = -2 rho c_s^2 tau S (Chapman-Enskog, lattice units), which holds tau itself: with tau = tau0 + 3 nu_t,
+// tau^2 - tau0 tau - 9 sqrt(2) Cs^2 |Pi| / (2 rho) = 0, |Pi| = sqrt(Pi:Pi), so
+//   tau = (tau0 + sqrt(tau0^2 + X)) / 2,  X = 18 sqrt(2) Cs^2 |Pi| / rho   (Hou et al. 1996),
+// computed as the rate omega = omega0 * 2 / (1 + sqrt(1 + X omega0^2)), which is omega0 exactly when X = 0, so that
+// LES with Cs = 0 relaxes bitwise as the plain operator does. TRT keeps its magic parameter Lambda: the
+// antisymmetric rate follows the cell's symmetric one, omega- = 2 (2 - omega) / (4 Lambda omega + 2 - omega).
+// Pi is taken from the pre-collision populations without the Guo force's correction (-(uF + Fu)/2), as FluidX3D
+// does, and from moments rather than per population: the equilibrium's second moment is rho c_s^2 I + rho u u on
+// these lattices, so with shifted populations Pi = sum_i c_i c_i f~_i - drho c_s^2 I - rho u u (6 sums of the
+// populations the update holds anyway; computing the Q equilibria first held them all in registers as well, and the
+// GPU kernels spilled: docs/performance.md).
+template <class L, class T>
+HOPSIM_HD void smagorinskyRates(const T* f, T drho, T rho, const T u[3], const CollisionParams<T>& p, T& omega,
+                                T& omegaMinus) {
+  T sxx = T(0), syy = T(0), szz = T(0), sxy = T(0), sxz = T(0), syz = T(0);
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; ++i) {
+    const int cx = L::c(i, 0), cy = L::c(i, 1), cz = L::c(i, 2);
+    // c_a c_b is 0 or +-1: only the non-zero products are summed (a multiply by a zero would not fold away).
+    if (cx != 0) sxx += f[i];
+    if (cy != 0) syy += f[i];
+    if (cz != 0) szz += f[i];
+    if (cx * cy != 0) sxy += T(cx * cy) * f[i];
+    if (cx * cz != 0) sxz += T(cx * cz) * f[i];
+    if (cy * cz != 0) syz += T(cy * cz) * f[i];
+  }
+  const T isotropic = drho / T(3);
+  const T pxx = sxx - isotropic - rho * u[0] * u[0], pyy = syy - isotropic - rho * u[1] * u[1];
+  const T pxy = sxy - rho * u[0] * u[1];
+  T sum = pxx * pxx + pyy * pyy + T(2) * pxy * pxy;
+  if constexpr (L::D == 3) {
+    const T pzz = szz - isotropic - rho * u[2] * u[2];
+    const T pxz = sxz - rho * u[0] * u[2], pyz = syz - rho * u[1] * u[2];
+    sum += pzz * pzz + T(2) * (pxz * pxz + pyz * pyz);
+  }
+  const T x = p.smagorinskyC * squareRoot(sum) / rho;
+  omega = p.omega * (T(2) / (T(1) + squareRoot(T(1) + x * p.omega * p.omega)));
+  omegaMinus = x > T(0) ? T(2) * (T(2) - omega) / (T(4) * p.trtMagic * omega + T(2) - omega) : p.omegaMinus;
+}
+
+// collide() with the terms `Terms` (kGuoTerms, kSmagorinskyTerms): without kGuoTerms the body force is zero and its
+// terms vanish.
+template <class L, int Terms, class T>
 HOPSIM_HD void collideWith(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3]) {
+  constexpr bool Forced = (Terms & kGuoTerms) != 0;
   T drho, j[3];
   moments<L>(f, drho, j);
   const T rho = T(1) + drho;
   velocity(rho, j, p.force, u);
   rhoOut = rho;
+  T omega = p.omega, omegaMinus = p.omegaMinus;
+  if constexpr ((Terms & kSmagorinskyTerms) != 0) smagorinskyRates<L>(f, drho, rho, u, p, omega, omegaMinus);
   if (!p.trt) {
-    [[maybe_unused]] const T forcePrefactor = T(1) - T(0.5) * p.omega;
+    [[maybe_unused]] const T forcePrefactor = T(1) - T(0.5) * omega;
 HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       const T feq = equilibriumShifted<L>(i, drho, rho, u);
-      if constexpr (Forced) f[i] += p.omega * (feq - f[i]) + forcePrefactor * guoSource<L>(i, u, p.force);
-      else f[i] += p.omega * (feq - f[i]);
+      if constexpr (Forced) f[i] += omega * (feq - f[i]) + forcePrefactor * guoSource<L>(i, u, p.force);
+      else f[i] += omega * (feq - f[i]);
     }
     return;
   }
   // TRT: relax the symmetric and antisymmetric parts of each opposite pair at their own rates.
-  [[maybe_unused]] const T prefPlus = T(1) - T(0.5) * p.omega;
-  [[maybe_unused]] const T prefMinus = T(1) - T(0.5) * p.omegaMinus;
+  [[maybe_unused]] const T prefPlus = T(1) - T(0.5) * omega;
+  [[maybe_unused]] const T prefMinus = T(1) - T(0.5) * omegaMinus;
   {
     const T feq0 = equilibriumShifted<L>(0, drho, rho, u);
-    if constexpr (Forced) f[0] += p.omega * (feq0 - f[0]) + prefPlus * guoSource<L>(0, u, p.force);
-    else f[0] += p.omega * (feq0 - f[0]);
+    if constexpr (Forced) f[0] += omega * (feq0 - f[0]) + prefPlus * guoSource<L>(0, u, p.force);
+    else f[0] += omega * (feq0 - f[0]);
   }
 HOPSIM_UNROLL
   for (int i = 1; i < L::Q; i += 2) {
@@ -94,11 +164,11 @@ HOPSIM_UNROLL
     if constexpr (Forced) {
       const T si = guoSource<L>(i, u, p.force), sk = guoSource<L>(k, u, p.force);
       const T sp = T(0.5) * (si + sk), sm = T(0.5) * (si - sk);
-      dp = p.omega * (ep - fp) + prefPlus * sp;
-      dm = p.omegaMinus * (em - fm) + prefMinus * sm;
+      dp = omega * (ep - fp) + prefPlus * sp;
+      dm = omegaMinus * (em - fm) + prefMinus * sm;
     } else {
-      dp = p.omega * (ep - fp);
-      dm = p.omegaMinus * (em - fm);
+      dp = omega * (ep - fp);
+      dm = omegaMinus * (em - fm);
     }
     f[i] += dp + dm;
     f[k] += dp - dm;
@@ -110,16 +180,26 @@ HOPSIM_HD bool hasBodyForce(const CollisionParams<T>& p) {
   return p.force[0] != T(0) || p.force[1] != T(0) || p.force[2] != T(0);
 }
 
+// The terms of the collision (kGuoTerms, kSmagorinskyTerms) that the case needs.
+template <class T>
+HOPSIM_HD int collisionTerms(const CollisionParams<T>& p) {
+  if (p.smagorinsky) return kLesTerms;
+  return hasBodyForce(p) ? kGuoTerms : 0;
+}
+
 // Relaxes f (pre-collision, shifted) in place to its post-collision values. Returns rho and u.
-// Without a body force the Guo terms are zero and collideWith<L, false> skips them (their arithmetic is a sixth of
-// an FP16 cell update, whose kernels are issue-bound: docs/performance.md). The GPU bulk kernels take Forced as a
-// template parameter chosen at launch rather than this branch: code on both sides of a branch is compiled into
+// Without a body force the Guo terms are zero and collideWith<L, 0> skips them (their arithmetic is a sixth of
+// an FP16 cell update, whose kernels are issue-bound: docs/performance.md). The GPU bulk kernels take the terms as
+// a template parameter chosen at launch rather than this branch: code on both sides of a branch is compiled into
 // different blocks, where the compiler fuses multiplies and adds differently from kernel to kernel, and kernels
 // that must agree bitwise (one cell or two per thread, portable or Hopper) would not.
 template <class L, class T>
 HOPSIM_HD void collide(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3]) {
-  if (hasBodyForce(p)) collideWith<L, true>(f, p, rhoOut, u);
-  else collideWith<L, false>(f, p, rhoOut, u);
+  switch (collisionTerms(p)) {
+    case kLesTerms: collideWith<L, kLesTerms>(f, p, rhoOut, u); break;
+    case kGuoTerms: collideWith<L, kGuoTerms>(f, p, rhoOut, u); break;
+    default: collideWith<L, 0>(f, p, rhoOut, u);
+  }
 }
 
 // Moments of stored post-collision populations: Guo forcing adds F to the momentum, so u = (j - F/2) / rho.

@@ -227,6 +227,9 @@ DomainParams<T> convertDomain(const DomainParams<double>& d) {
   out.collision.omega = static_cast<T>(d.collision.omega);
   out.collision.omegaMinus = static_cast<T>(d.collision.omegaMinus);
   out.collision.trt = d.collision.trt;
+  out.collision.smagorinsky = d.collision.smagorinsky;
+  out.collision.smagorinskyC = static_cast<T>(d.collision.smagorinskyC);
+  out.collision.trtMagic = static_cast<T>(d.collision.trtMagic);
   for (int f = 0; f < 6; ++f) {
     out.face[f].type = d.face[f].type;
     out.face[f].parabolic = d.face[f].parabolic;

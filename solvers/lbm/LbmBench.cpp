@@ -53,7 +53,7 @@ std::string cellsText(const LbmCase& c) {
 std::string describe(const LbmCase& c, const std::string& geometry) {
   return fmt::format("LBM {} {} {} cells, {} precision, {} tau {:.4g}, {} obstacle(s); case {}", toString(c.lattice),
                      geometry == "periodic" ? "periodic box" : geometry, cellsText(c), toString(c.precision),
-                     toString(c.collision), c.tau, c.obstacles.size(), c.sourceFile);
+                     describeCollision(c), c.tau, c.obstacles.size(), c.sourceFile);
 }
 
 // The common timing blocks of the schema from the per-repeat MLUPS: step time in ms and throughput.
@@ -70,6 +70,7 @@ nlohmann::json caseJson(const LbmCase& c) {
   return {{"lattice", toString(c.lattice)},
           {"precision", toString(c.precision)},
           {"collision", toString(c.collision)},
+          {"les_cs", c.smagorinsky ? nlohmann::json(c.smagorinskyCs) : nlohmann::json()},
           {"cells", c.cells},
           {"periodic", c.periodic},
           {"tau", c.tau},

@@ -49,7 +49,8 @@ std::string temporalRefusal(const LbmSetup& s) {
 // `kernels: auto` takes the Hopper kernels only where they measured faster than the portable ones on the H200
 // (docs/performance.md, "Temporal blocking", 2026-11-29): the temporal kernel, 4 steps per launch, on periodic
 // solid-free D2Q9 boxes in single precision (2.0x: 109,383 vs 54,432 MLUPS at 4096^2). D3Q19's temporal kernel
-// (23,632 vs 25,720 at 256^3) and the cluster kernel on every case (0.33-0.56x) measured slower.
+// (23,632 vs 25,720 at 256^3) and the cluster kernel on every case (0.33-0.56x) measured slower. With Smagorinsky
+// LES the D2Q9 temporal kernel measured 1.33x portable (60,352 vs 45,416 MLUPS at 4096^2, 2026-12-02).
 bool hopperMeasuredFaster(const LbmSetup& s, const KernelPlan& k, int cc) {
   return cc >= 9 && s.lattice == LatticeKind::D2Q9 && s.precision == Precision::Single &&
          k.layout == StreamingLayout::TwoLattice && temporalRefusal(s).empty();

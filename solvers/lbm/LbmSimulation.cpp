@@ -264,6 +264,9 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part, int meshGpu) {
   d.collision.omega = omegaFromTau(c.tau);
   d.collision.trt = c.collision == CollisionModel::TRT ? 1 : 0;
   d.collision.omegaMinus = d.collision.trt ? trtOmegaMinus(d.collision.omega, c.trtMagic) : d.collision.omega;
+  d.collision.trtMagic = c.trtMagic;
+  d.collision.smagorinsky = c.smagorinsky ? 1 : 0;
+  d.collision.smagorinskyC = 18 * std::numbers::sqrt2 * c.smagorinskyCs * c.smagorinskyCs;
   for (int f = 0; f < 6; ++f) {
     const FaceBoundary& b = c.faces[f];
     d.face[f].type = faceType(b.type);

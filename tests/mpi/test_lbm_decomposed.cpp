@@ -48,6 +48,12 @@ std::vector<Case> cases() {
        "fluid: {viscosity: 0.05}\nbody_force: [2e-5, 0, 1e-5]\nboundaries:\n  y-: {type: wall}\n"
        "  y+: {type: wall}\nobstacles:\n  - {name: s, shape: sphere, center: [10.2, 8.7, 8.1], radius: 4}\n",
        60},
+      {"3D D3Q19 TRT + Smagorinsky LES: periodic x and z, walls in y, body force, sphere", 3,
+       "solver: lbm\nlattice: D3Q19\nprecision: single\n"
+       "collision: {model: trt, les: {model: smagorinsky, cs: 0.3}}\ndomain: {cells: [20, 18, 16], periodic: [x, z]}\n"
+       "fluid: {viscosity: 0.02}\nbody_force: [4e-5, 0, 2e-5]\nboundaries:\n  y-: {type: wall}\n"
+       "  y+: {type: wall}\nobstacles:\n  - {name: s, shape: sphere, center: [10.2, 8.7, 8.1], radius: 4}\n",
+       60},
       {"3D D3Q27 duct: parabolic inlet, outlet, walls, lid, box obstacle", 3,
        "solver: lbm\nlattice: D3Q27\nprecision: double\ndomain: {cells: [20, 12, 12]}\nfluid: {viscosity: 0.05}\n"
        "boundaries:\n  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.04, 0, 0]}\n"

@@ -82,9 +82,9 @@ struct BulkRun {
 // out[i * stride + row + x]. The same pull and the same collideWith() as gather() + collide() on such a cell, so the
 // results agree bitwise. `GCC ivdep` because the compiler cannot prove that 2 Q streams do not overlap (they do
 // not: two arrays); `omp simd` would keep f[] in memory as a per-lane array, and GCC 12 then gives up on the loop
-// (the loads in moments() are "not suitable for gather load"). Trt and Forced are template parameters so that the
-// vectorised body has no branch. The local copies let the compiler keep the parameters in registers.
-template <class L, class T, bool Trt, bool Forced>
+// (the loads in moments() are "not suitable for gather load"). Trt and the collision's terms are template parameters
+// so that the vectorised body has no branch. The local copies let the compiler keep the parameters in registers.
+template <class L, class T, bool Trt, int Terms>
 void updateBulkRun(const T* __restrict in, T* __restrict out, const long long* upstream, long long stride,
                    long long row,
                    int begin, int end, const CollisionParams<T>& params) {
@@ -98,7 +98,7 @@ void updateBulkRun(const T* __restrict in, T* __restrict out, const long long* u
 HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i) f[i] = in[source[i] + x];
     T rho, u[3];
-    collideWith<L, Forced>(f, local, rho, u);
+    collideWith<L, Terms>(f, local, rho, u);
 HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i) out[i * stride + row + x] = f[i];
   }
@@ -108,7 +108,7 @@ HOPSIM_UNROLL
 // L1 (one per population), updated by the FP32 loop and encoded back, so the collision vectorises as it does in
 // FP32 and the conversions run eight values at a time. Bitwise the per-cell update's values: the same conversions
 // and the same arithmetic.
-template <class L, bool Trt, bool Forced>
+template <class L, bool Trt, int Terms>
 void updateBulkRunHalf(const _Float16* __restrict in, _Float16* __restrict out, const long long* upstream,
                        long long stride, long long row, int begin, int end, const CollisionParams<float>& params) {
   constexpr int kChunk = 64;
@@ -118,7 +118,7 @@ void updateBulkRunHalf(const _Float16* __restrict in, _Float16* __restrict out, 
   for (int x0 = begin; x0 < end; x0 += kChunk) {
     const int count = std::min(kChunk, end - x0);
     for (int i = 0; i < L::Q; ++i) decodeHalves(in + upstream[i] + x0, pre + i * kChunk, count);
-    updateBulkRun<L, float, Trt, Forced>(pre, post, chunkRows, kChunk, 0, 0, count, params);
+    updateBulkRun<L, float, Trt, Terms>(pre, post, chunkRows, kChunk, 0, 0, count, params);
     for (int i = 0; i < L::Q; ++i) encodeHalves(post + i * kChunk, out + i * stride + row + x0, count);
   }
 }
@@ -441,16 +441,20 @@ class CpuLbm final : public LbmBackend {
 
   using BulkRunUpdate = void (*)(const S*, S*, const long long*, long long, long long, int, int,
                                  const CollisionParams<T>&);
-  template <bool Trt, bool Forced>
+  template <bool Trt, int Terms>
   static constexpr BulkRunUpdate bulkRunFor() {
-    if constexpr (std::is_same_v<S, _Float16>) return updateBulkRunHalf<L, Trt, Forced>;
-    else return updateBulkRun<L, S, Trt, Forced>;
+    if constexpr (std::is_same_v<S, _Float16>) return updateBulkRunHalf<L, Trt, Terms>;
+    else return updateBulkRun<L, S, Trt, Terms>;
   }
-  // collide() picks the Guo terms by hasBodyForce(); so does this.
+  template <bool Trt>
+  static BulkRunUpdate bulkRunFor(int terms) {
+    if (terms == kLesTerms) return bulkRunFor<Trt, kLesTerms>();
+    return terms == kGuoTerms ? bulkRunFor<Trt, kGuoTerms>() : bulkRunFor<Trt, 0>();
+  }
+  // collide() picks the terms by collisionTerms(); so does this.
   BulkRunUpdate pickBulkRun() const {
-    const bool forced = hasBodyForce(p_.collision);
-    if (p_.collision.trt) return forced ? bulkRunFor<true, true>() : bulkRunFor<true, false>();
-    return forced ? bulkRunFor<false, true>() : bulkRunFor<false, false>();
+    const int terms = collisionTerms(p_.collision);
+    return p_.collision.trt ? bulkRunFor<true>(terms) : bulkRunFor<false>(terms);
   }
 
   // A link into obstacle `ob` whose populations carried m (gather()'s onLink): the obstacle gains -m c_i, into the

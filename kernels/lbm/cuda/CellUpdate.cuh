@@ -93,14 +93,14 @@ struct BoundaryCell {
 };
 
 // Fused pull-stream + collide update of a bulk cell: no flags, no faces, all loads issued before any arithmetic
-// so that the latency of the Q independent reads overlaps. Forced: with the Guo force terms (collideWith).
-template <class L, bool Forced, class Access, class T, class Index>
+// so that the latency of the Q independent reads overlaps. Terms: the collision's optional terms (collideWith).
+template <class L, int Terms, class Access, class T, class Index>
 HOPSIM_HD void updateBulkCell(const DomainParams<T>& p, const Access& acc, const CellCursor<Index>& c) {
   T f[L::Q];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = acc.pull(i, c);
   T rho, u[3];
-  collideWith<L, Forced>(f, p.collision, rho, u);
+  collideWith<L, Terms>(f, p.collision, rho, u);
   const Access out = acc.forgotten();
   const CellCursor<Index> d = c.forgotten();
 HOPSIM_UNROLL
@@ -147,7 +147,7 @@ HOPSIM_UNROLL
 // just brought into the cache. The arithmetic of updateBoundaryCell() for a wall cell (bitwise on the host; nvcc
 // may fuse the collision's multiplies and adds differently in the two kernels: round-off) and of updateBulkCell()
 // for a bulk one.
-template <class L, bool Forced, class S, class T, class Index>
+template <class L, int Terms, class S, class T, class Index>
 HOPSIM_HD void updateCellWithWalls(const DomainParams<T>& p, const std::uint8_t* flags,
                                    const TwoLatticeStep<L, S, Index>& acc, const CellCursor<Index>& c, std::uint8_t k) {
   T f[L::Q];
@@ -162,19 +162,22 @@ HOPSIM_UNROLL
     if (moving) addMovingWallTerms<L>(p, c, moving, f);
   }
   T rho, u[3];
-  collideWith<L, Forced>(f, p.collision, rho, u);
+  collideWith<L, Terms>(f, p.collision, rho, u);
   const auto out = acc.forgotten();
   const CellCursor<Index> d = c.forgotten();
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);
 }
 
-// Calls launch.template operator()<Forced>() with Forced = hasBodyForce(p.collision): the bulk update's
+// Calls launch.template operator()<Terms>() with Terms = collisionTerms(p.collision): the bulk update's
 // compile-time choice of collision (see collide()), made once per launch.
 template <class T, class Launch>
-void withForcing(const DomainParams<T>& p, Launch&& launch) {
-  if (hasBodyForce(p.collision)) launch.template operator()<true>();
-  else launch.template operator()<false>();
+void withCollisionTerms(const DomainParams<T>& p, Launch&& launch) {
+  switch (collisionTerms(p.collision)) {
+    case kLesTerms: launch.template operator()<kLesTerms>(); break;
+    case kGuoTerms: launch.template operator()<kGuoTerms>(); break;
+    default: launch.template operator()<0>();
+  }
 }
 
 // The post-collision moments (rho, u) of the fluid cells on the planes of the inlet and outlet faces, computed

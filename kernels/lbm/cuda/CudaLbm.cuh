@@ -701,8 +701,8 @@ class CudaLbm final : public LbmBackend {
     target_.template withTwoLatticeAccess<Index>(parity, [&](const auto access) {
       for (const CellRegion& r : shellRegions_) {
         const auto blocks = static_cast<unsigned>((r.cells() + kMaxBlockThreads - 1) / kMaxBlockThreads);
-        withForcing(p_, [&]<bool Forced>() {
-          bulkRegionKernel<L, Index, Forced><<<blocks, kMaxBlockThreads, 0, haloStream_.get()>>>(p_, cls_.get(),
+        withCollisionTerms(p_, [&]<int Terms>() {
+          bulkRegionKernel<L, Index, Terms><<<blocks, kMaxBlockThreads, 0, haloStream_.get()>>>(p_, cls_.get(),
                                                                                                  access, r);
           HOPSIM_CUDA_CHECK_LAUNCH("bulkRegionKernel");
         });

@@ -51,14 +51,14 @@ constexpr int halfPairMinBlocks() {
 // One thread per pair of cells (x, x + 1), x even; blocks of (bx, by) threads along x and y as in LbmKernels.cuh.
 // Aligned: nx is even, so every pair starts at an even index (4-byte __half2 accesses; the population arrays must
 // start 4-byte aligned, as cudaMalloc's do).
-template <class L, bool Aligned, bool Forced, class Index>
+template <class L, bool Aligned, int Terms, class Index>
 __global__ void __launch_bounds__(kHalfPairMaxBlockThreads, halfPairMinBlocks<L>())
     bulkPairStepKernel(const __grid_constant__ DomainParams<float> p, const std::uint8_t* __restrict__ cls,
                        const TwoLatticeStep<L, __half, Index> access, const std::uint8_t* __restrict__ wallFlags) {
   const int x = 2 * static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= p.n[0] || y >= p.n[1]) return;
-  updateBulkPairOfThread<L, Aligned, Forced>(p, cls, access, x, y, static_cast<int>(blockIdx.z), wallFlags);
+  updateBulkPairOfThread<L, Aligned, Terms>(p, cls, access, x, y, static_cast<int>(blockIdx.z), wallFlags);
 }
 
 // The pair kernel's block: as many threads as the one-cell kernel's block (HOPSIM_LBM_BLOCK_THREADS), its x extent
@@ -85,9 +85,9 @@ bool launchBulkPairs(cudaStream_t st, const DomainParams<T>& p, const std::uint8
     const unsigned pairs = static_cast<unsigned>((p.n[0] + 1) / 2);
     const dim3 grid((pairs + block.x - 1) / block.x, (static_cast<unsigned>(p.n[1]) + block.y - 1) / block.y,
                     static_cast<unsigned>(p.n[2]));
-    withForcing(p, [&]<bool Forced>() {
-      if (p.n[0] % 2 == 0) bulkPairStepKernel<L, true, Forced><<<grid, block, 0, st>>>(p, cls, access, wallFlags);
-      else bulkPairStepKernel<L, false, Forced><<<grid, block, 0, st>>>(p, cls, access, wallFlags);
+    withCollisionTerms(p, [&]<int Terms>() {
+      if (p.n[0] % 2 == 0) bulkPairStepKernel<L, true, Terms><<<grid, block, 0, st>>>(p, cls, access, wallFlags);
+      else bulkPairStepKernel<L, false, Terms><<<grid, block, 0, st>>>(p, cls, access, wallFlags);
       HOPSIM_CUDA_CHECK_LAUNCH("bulkPairStepKernel");
     });
     return true;

@@ -92,7 +92,7 @@ HOPSIM_UNROLL
 
 // Fused pull-stream + collide update of two cells c0 and c1 = c0 + x (c0.pos[0] even when Aligned), each a bulk or
 // a wall cell (k0, k1; wall cells as in updateCellWithWalls, with `flags` the cell flags).
-template <class L, bool Aligned, bool Forced, class Index>
+template <class L, bool Aligned, int Terms, class Index>
 HOPSIM_HD void updateBulkPair(const DomainParams<float>& p, const TwoLatticeStep<L, __half, Index>& acc,
                               const CellCursor<Index>& c0, const CellCursor<Index>& c1, std::uint8_t k0,
                               std::uint8_t k1, const std::uint8_t* flags) {
@@ -119,7 +119,7 @@ HOPSIM_UNROLL
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(__low2half(h[i]));
   if (moving0) addMovingWallTerms<L>(p, c0, moving0, f);
-  collideWith<L, Forced>(f, p.collision, rho, u);
+  collideWith<L, Terms>(f, p.collision, rho, u);
   // Cell c0's results wait the same way; cell c1's inputs come out.
 HOPSIM_UNROLL
   for (int k = 0; k < kWords; ++k) {
@@ -131,7 +131,7 @@ HOPSIM_UNROLL
     wait[k] = packed(done);
   }
   if (moving1) addMovingWallTerms<L>(p, c1, moving1, f);
-  collideWith<L, Forced>(f, p.collision, rho, u);
+  collideWith<L, Terms>(f, p.collision, rho, u);
   // Store addresses recomputed from values the compiler must treat as new (see forgetValue): keeping the load
   // addresses alive across the two collisions would cost registers.
   const auto out = acc.forgotten();
@@ -146,7 +146,7 @@ HOPSIM_UNROLL
 // What one thread of the pair kernel does: the bulk cells among (x, y, z) and (x + 1, y, z), x even, and their
 // wall cells where `wallFlags` (the cell flags) is given. Cells outside the box or of other classes are left alone
 // (the boundary kernel updates the fluid ones).
-template <class L, bool Aligned, bool Forced, class Index>
+template <class L, bool Aligned, int Terms, class Index>
 HOPSIM_HD void updateBulkPairOfThread(const DomainParams<float>& p, const std::uint8_t* cls,
                                       const TwoLatticeStep<L, __half, Index>& acc, int x, int y, int z,
                                       const std::uint8_t* wallFlags) {
@@ -170,7 +170,7 @@ HOPSIM_HD void updateBulkPairOfThread(const DomainParams<float>& p, const std::u
   // Wall cells go in pairs too where the bulk update takes them (wallFlags given).
   const auto pairable = [&](std::uint8_t k) { return k == kCellBulk || (wallFlags && isWallCell(k)); };
   if (pairable(k0) && pairable(k1)) {
-    updateBulkPair<L, Aligned, Forced>(p, acc, c0, c0.nextAlongX(p), k0, k1, wallFlags);
+    updateBulkPair<L, Aligned, Terms>(p, acc, c0, c0.nextAlongX(p), k0, k1, wallFlags);
     return;
   }
   // Rare (next to boundaries and obstacles, and the last cell of a row of odd length): one cell at a time, one
@@ -181,8 +181,8 @@ HOPSIM_HD void updateBulkPairOfThread(const DomainParams<float>& p, const std::u
   for (int k = 0; k < 2; ++k) {
     const std::uint8_t kind = k == 0 ? k0 : k1;
     const auto c = k == 0 ? c0 : c0.nextAlongX(p);
-    if (kind == kCellBulk) updateBulkCell<L, Forced>(p, acc, c);
-    else if (wallFlags && isWallCell(kind)) updateCellWithWalls<L, Forced>(p, wallFlags, acc, c, kind);
+    if (kind == kCellBulk) updateBulkCell<L, Terms>(p, acc, c);
+    else if (wallFlags && isWallCell(kind)) updateCellWithWalls<L, Terms>(p, wallFlags, acc, c, kind);
   }
 }
 

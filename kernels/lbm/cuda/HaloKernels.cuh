@@ -88,7 +88,7 @@ std::vector<CellRegion> shellRegions(const DomainParams<T>& p) {
 }
 
 // The bulk update of the cells of one region (the shell planes), the same per-cell code as bulkStepKernel.
-template <class L, class Index, bool Forced, class Access, class T>
+template <class L, class Index, int Terms, class Access, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
     bulkRegionKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls,
                      const Access access, const CellRegion r) {
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
   const int z = r.lo[2] + static_cast<int>(k / (static_cast<long long>(r.extent[0]) * r.extent[1]));
   const auto c = CellCursor<Index>::make(p, x, y, z);
   if (cls[c.self] != kCellBulk) return;
-  updateBulkCell<L, Forced>(p, access, c);
+  updateBulkCell<L, Terms>(p, access, c);
 }
 
 }  // namespace hopsim::lbm

@@ -48,8 +48,8 @@ constexpr int bulkMinBlocks() {
 
 // The hot kernel: every bulk cell of the box and, with two lattices where `wallFlags` is given (the cell flags),
 // the wall cells too (other cells return at once; the boundary kernel does them).
-// Forced = hasBodyForce(p.collision), chosen at launch (see collide()).
-template <class L, class Index, bool Forced, class Access, class T>
+// Terms = collisionTerms(p.collision), chosen at launch (see collide()).
+template <class L, class Index, int Terms, class Access, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
     bulkStepKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls, const Access access,
                    const std::uint8_t* __restrict__ wallFlags) {
@@ -59,12 +59,12 @@ __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
   const std::uint8_t k = cls[c.self];
   if constexpr (IsTwoLattice<Access>::value) {
     if (wallFlags) {
-      if (k == kCellBulk || isWallCell(k)) updateCellWithWalls<L, Forced>(p, wallFlags, access, c, k);
+      if (k == kCellBulk || isWallCell(k)) updateCellWithWalls<L, Terms>(p, wallFlags, access, c, k);
       return;
     }
   }
   if (k != kCellBulk) return;
-  updateBulkCell<L, Forced>(p, access, c);
+  updateBulkCell<L, Terms>(p, access, c);
 }
 
 // The fluid cells next to a face or a solid cell, from a list (64-bit indices: few cells, one instantiation).

@@ -41,8 +41,8 @@ class PortableBulk final : public BulkStep<L, S> {
   void launch(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* wallFlags) const {
     t_.template withAccess<Index>(parity, [&](const auto access) {
       if (launchBulkPairs<L>(st, t_.p, cls, access, t_.block, pairs_, wallFlags)) return;  // FP16, two lattices
-      withForcing(t_.p, [&]<bool Forced>() {
-        bulkStepKernel<L, Index, Forced><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, wallFlags);
+      withCollisionTerms(t_.p, [&]<int Terms>() {
+        bulkStepKernel<L, Index, Terms><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, wallFlags);
         HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
       });
     });

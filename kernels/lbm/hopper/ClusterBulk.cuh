@@ -102,8 +102,9 @@ class ClusterBulk final : public BulkStep<L, S> {
 
   template <class Index, bool Tma>
   auto kernel() const {
-    return hasBodyForce(t_.p.collision) ? &clusterStepKernel<L, S, Index, Tma, true>
-                                        : &clusterStepKernel<L, S, Index, Tma, false>;
+    decltype(&clusterStepKernel<L, S, Index, Tma, 0>) k = nullptr;
+    withCollisionTerms(t_.p, [&]<int Terms>() { k = &clusterStepKernel<L, S, Index, Tma, Terms>; });
+    return k;
   }
 
   template <class Index, bool Tma>

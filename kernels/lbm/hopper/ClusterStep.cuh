@@ -128,7 +128,7 @@ __device__ __forceinline__ void prefetchTensorMap(const CUtensorMap* map) {
 // Launch: blocks of (Tile::x, Tile::y, Tile::z) threads, grid (ceil(nx/32), ny tiles rounded up to the cluster's
 // cy, nz rounded up to cz), cluster dimension (1, cy, cz) as a launch attribute, clusterSmemBytes() of dynamic
 // shared memory. Blocks and threads past the domain take part in the barriers and do nothing else.
-template <class L, class S, class Index, bool Tma, bool Forced>
+template <class L, class S, class Index, bool Tma, int Terms>
 __global__ void __launch_bounds__(Tile::cells, bulkMinBlocks<L, typename PopulationStorage<S>::Arith>())
     clusterStepKernel(const __grid_constant__ DomainParams<typename PopulationStorage<S>::Arith> p,
                       const __grid_constant__ CUtensorMap map, const std::uint8_t* __restrict__ cls,
@@ -208,7 +208,7 @@ HOPSIM_UNROLL
   // 3. Collide and store, exactly as updateBulkCell does.
   if (bulk) {
     T rho, u[3];
-    collideWith<L, Forced>(f, p.collision, rho, u);
+    collideWith<L, Terms>(f, p.collision, rho, u);
 HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i) Store::write(dst + (static_cast<Index>(i) * n + self), f[i]);
   }

@@ -68,9 +68,9 @@ class TemporalBulk final : public BulkStep<L, S> {
   std::string description() const override { return description_; }
 
  private:
-  template <int K, int Cy, bool Forced>
+  template <int K, int Cy, int Terms>
   static auto kernel() {
-    return &temporalStepKernel<L, S, K, Cy, Forced>;
+    return &temporalStepKernel<L, S, K, Cy, Terms>;
   }
 
   template <int K, int Cy>
@@ -96,7 +96,7 @@ class TemporalBulk final : public BulkStep<L, S> {
   template <int K, int Cy>
   void planLaunch(bool describe = true) {
     using G = MarchTile<L, K, S, Cy>;
-    for (const auto k : {kernel<K, Cy, false>(), kernel<K, Cy, true>()})
+    for (const auto k : {kernel<K, Cy, 0>(), kernel<K, Cy, kGuoTerms>(), kernel<K, Cy, kLesTerms>()})
       HOPSIM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              static_cast<int>(G::smemBytes)));
     const auto& p = t_.p;
@@ -105,8 +105,8 @@ class TemporalBulk final : public BulkStep<L, S> {
     const unsigned tilesY = L::D == 3 ? static_cast<unsigned>((p.n[1] + G::outY - 1) / G::outY) : 1;
     // Resident tiles: blocks per SM x SMs, or clusters of Cy blocks (cudaOccupancyMaxActiveClusters).
     int perSm = 0, resident = 0;
-    const bool forced = hasBodyForce(p.collision);
-    const auto k = forced ? kernel<K, Cy, true>() : kernel<K, Cy, false>();
+    decltype(kernel<K, Cy, 0>()) k = nullptr;
+    withCollisionTerms(p, [&]<int Terms>() { k = kernel<K, Cy, Terms>(); });
     HOPSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, k, G::cells, G::smemBytes));
     if constexpr (Cy > 1) {
       cudaLaunchAttribute attr{};
@@ -149,10 +149,10 @@ class TemporalBulk final : public BulkStep<L, S> {
     const March& m = march_[K == 4 ? 2 : K - 1];
     const S* src = t_.f[parity];
     S* dst = t_.f[parity ^ 1];
-    withForcing(t_.p, [&]<bool Forced>() {
+    withCollisionTerms(t_.p, [&]<int Terms>() {
       cudaLaunchAttribute attr{};
       const cudaLaunchConfig_t cfg = launchConfig<K, Cy>(m.grid, st, attr);
-      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel<K, Cy, Forced>(), t_.p, src, dst, m.segment));
+      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel<K, Cy, Terms>(), t_.p, src, dst, m.segment));
       HOPSIM_CUDA_CHECK_LAUNCH("temporalStepKernel");
     });
   }

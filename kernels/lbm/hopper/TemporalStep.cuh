@@ -117,7 +117,7 @@ HOPSIM_HD int wrapIndex(int v, int n) {
 // in 3-D, (ceil(nx / outX), ceil(ny / segment), 1) in 2-D, clusters of (1, Cy, 1) blocks where Cy > 1;
 // MarchTile::smemBytes of dynamic shared memory. Every cell of the box must be bulk and the box periodic on every
 // axis (the pulls wrap without tests).
-template <class L, class S, int K, int Cy, bool Forced>
+template <class L, class S, int K, int Cy, int Terms>
 __global__ void __launch_bounds__(MarchTile<L, K, S, Cy>::cells, MarchTile<L, K, S, Cy>::blocksPerSm)
     temporalStepKernel(const __grid_constant__ DomainParams<typename PopulationStorage<S>::Arith> p,
                        const S* __restrict__ src, S* __restrict__ dst, int segment) {
@@ -177,7 +177,7 @@ HOPSIM_UNROLL
       for (int i = 0; i < L::Q; ++i) f[i] = next[i];
       if (G::prefetch && j + 1 < jEnd) pullPlane(j + 1);
       T rho, u[3];
-      collideWith<L, Forced>(f, p.collision, rho, u);
+      collideWith<L, Terms>(f, p.collision, rho, u);
       if constexpr (K == 1) {
         if (storesCell) {
           const Index self = cursor(j).self;
@@ -223,7 +223,7 @@ HOPSIM_UNROLL
           planes += ca + 2;
         }
         T rho, u[3];
-        collideWith<L, Forced>(f, p.collision, rho, u);
+        collideWith<L, Terms>(f, p.collision, rho, u);
         if (l < K) {
           S* to = ring + static_cast<std::size_t>(l - 1) * G::levelPlanes * G::cells;
           const int s2 = plane % 2, s3 = plane % 3;

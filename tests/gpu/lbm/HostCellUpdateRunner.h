@@ -67,11 +67,13 @@ class HostCellUpdateRunner final : public LbmBackend {
         const auto update = [&](const auto& access) {
           if constexpr (IsTwoLattice<std::decay_t<decltype(access)>>::value) {
             if (isWallCell(kind) && wallsInBulk_ && !forces) {
-              withForcing(p_, [&]<bool Forced>() { updateCellWithWalls<L, Forced>(p_, flags_.data(), access, c, kind); });
+              withCollisionTerms(p_, [&]<int Terms>() {
+                updateCellWithWalls<L, Terms>(p_, flags_.data(), access, c, kind);
+              });
               return;
             }
           }
-          if (kind == kCellBulk) withForcing(p_, [&]<bool Forced>() { updateBulkCell<L, Forced>(p_, access, c); });
+          if (kind == kCellBulk) withCollisionTerms(p_, [&]<int Terms>() { updateBulkCell<L, Terms>(p_, access, c); });
           else if (kind == kCellCurved) updateCurved(access, c, out);
           else if (kind != kCellSkip) updateBoundaryCell<L>(p_, flags_.data(), access, c, out, open_);
         };

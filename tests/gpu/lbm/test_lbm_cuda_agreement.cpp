@@ -35,7 +35,7 @@ TEST_CASE("CUDA LBM matches the CPU backend on every lattice, precision, collisi
   if (!haveGpu()) return;
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
     for (const std::string precision : {"double", "single"})
-      for (const std::string collision : {"bgk", "trt"})
+      for (const std::string& collision : collisionModels())
         for (const Flow flow : flowsFor(lattice)) {
           const LbmSetup setup = buildSetup(parseCase(caseYaml(lattice, precision, collision, flow)));
           auto cpu = makeCpuBackend(setup);
@@ -55,7 +55,7 @@ TEST_CASE("CUDA LBM matches the CPU backend on every lattice, precision, collisi
 TEST_CASE("CUDA LBM with FP16 storage stays within the stated bound of single precision", "[gpu][lbm]") {
   if (!haveGpu()) return;
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
-    for (const std::string collision : {"bgk", "trt"})
+    for (const std::string& collision : {std::string("bgk"), std::string("trt"), kTrtLes})
       for (const Flow flow : flowsFor(lattice)) {
         const LbmSetup single = buildSetup(parseCase(caseYaml(lattice, "single", collision, flow)));
         LbmSetup half = single;
@@ -123,7 +123,7 @@ TEST_CASE("CUDA LBM FP16: the two-cells-per-thread bulk kernel gives bitwise the
 }
 
 // Bitwise on the host (test_lbm_cell_update_host.cpp), where the compiler contracts no multiply-add; on the GPU
-// nvcc fuses the collision's multiplies and adds differently in the bulk kernel (collideWith<Forced>) and in the
+// nvcc fuses the collision's multiplies and adds differently in the bulk kernel (collideWith<Terms>) and in the
 // boundary kernel (collide(), which chooses at run time), so the wall cells agree to round-off: within the
 // CPU-GPU tolerances of each precision (FP16 storage: a last-bit difference can round a population to the next FP16
 // value, so the FP16-vs-FP32 tolerance; the deviations measured are printed).
@@ -298,20 +298,22 @@ TEST_CASE("LBM bench on the GPU reports bandwidth, MLUPS and the roofline fracti
 }
 
 // A small 3D case for compute-sanitizer (memcheck, racecheck): both layouts, boundaries, obstacles (interpolated
-// bounce-back included), forces, observables and fields. Run alone: hopsim_tests "[sanitize]".
+// bounce-back included), forces, observables and fields, with and without Smagorinsky LES. Run alone:
+// hopsim_tests "[sanitize]".
 TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]") {
   if (!haveGpu()) return;
-  for (const Flow flow : {Flow::Channel, Flow::PeriodicForce, Flow::Curved}) {
-    const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", flow)));
-    for (const StreamingLayout layout : {StreamingLayout::TwoLattice, StreamingLayout::InPlace}) {
-      auto g = cuda(s, layout);
-      g->advance(5, true);
-      g->advance(33, false);
-      std::vector<double> rho, u;
-      g->macroscopic(rho, u);
-      const Observables o = g->observables();
-      CHECK(std::isfinite(o.mass));
-      CHECK(g->obstacleForces().size() == (flow == Flow::Curved ? 3 : 1));
+  for (const std::string& collision : {std::string("trt"), kTrtLes})
+    for (const Flow flow : {Flow::Channel, Flow::PeriodicForce, Flow::Curved}) {
+      const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "single", collision, flow)));
+      for (const StreamingLayout layout : {StreamingLayout::TwoLattice, StreamingLayout::InPlace}) {
+        auto g = cuda(s, layout);
+        g->advance(5, true);
+        g->advance(33, false);
+        std::vector<double> rho, u;
+        g->macroscopic(rho, u);
+        const Observables o = g->observables();
+        CHECK(std::isfinite(o.mass));
+        CHECK(g->obstacleForces().size() == (flow == Flow::Curved ? 3 : 1));
+      }
     }
-  }
 }

@@ -35,19 +35,20 @@ class HalfSweeps {
   void step(bool pairs) {
     const TwoLatticeStep<L, __half, Index> acc{f_[parity_].data(), f_[parity_ ^ 1].data(),
                                                static_cast<Index>(flags_.size())};
-    // As the GPU launches choose it: the bulk update with the force terms only where there is a body force.
-    withForcing(p_, [&]<bool Forced>() {
+    // As the GPU launches choose it: the bulk update with the collision's terms the case needs (Guo, LES).
+    withCollisionTerms(p_, [&]<int Terms>() {
       if (pairs) {
         for (int z = 0; z < p_.n[2]; ++z)
           for (int y = 0; y < p_.n[1]; ++y)
             for (int x = 0; x < p_.n[0]; x += 2) {
               // The pair kernel as launched: wall cells in the bulk pass.
-              if (p_.n[0] % 2 == 0) updateBulkPairOfThread<L, true, Forced>(p_, cls_.data(), acc, x, y, z, flags_.data());
-              else updateBulkPairOfThread<L, false, Forced>(p_, cls_.data(), acc, x, y, z, flags_.data());
+              const std::uint8_t* flags = flags_.data();
+              if (p_.n[0] % 2 == 0) updateBulkPairOfThread<L, true, Terms>(p_, cls_.data(), acc, x, y, z, flags);
+              else updateBulkPairOfThread<L, false, Terms>(p_, cls_.data(), acc, x, y, z, flags);
             }
       } else {
         forEachCell([&](const CellCursor<Index>& c) {
-          if (cls_[c.self] == kCellBulk) updateBulkCell<L, Forced>(p_, acc, c);
+          if (cls_[c.self] == kCellBulk) updateBulkCell<L, Terms>(p_, acc, c);
         });
       }
     });

@@ -70,7 +70,7 @@ TEST_CASE("CPU LBM: bulk rows equal the per-cell update bitwise on every case, o
   int index = 0;
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
     for (const std::string precision : {"single", "double", "half"})
-      for (const std::string collision : {"bgk", "trt"})
+      for (const std::string& collision : collisionModels())  // with and without Smagorinsky LES
         for (const Flow flow : flowsFor(lattice)) {
           // Each case on one thread count, in turn: every lattice and boundary type meets all three, at a third of
           // the time.
