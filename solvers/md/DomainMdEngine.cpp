@@ -21,6 +21,7 @@
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/CpuNeighborList.h"
 #include "kernels/md/cpu/HostVerlet.h"
+#include "kernels/md/cpu/PairBatch.h"
 #include "solvers/md/AtomExchange.h"
 #include "solvers/md/DomainAtoms.h"
 #include "core/md/LocalAtoms.h"
@@ -206,20 +207,31 @@ class DomainMdEngine final : public MdEngine {
     double pe = 0, vir = 0;
     int bad = 0;
     const std::size_t n = atoms_.owned;
-#pragma omp parallel for schedule(static) reduction(+ : pe, vir) reduction(max : bad)
-    for (std::size_t i = 0; i < n; ++i) {
-      const S xi = x[i], yi = y[i], zi = z[i];
-      PairSums<P, double> sum;
-      const std::int32_t* nb = list_.neighbors(i);
-      const int m = list_.count(i);
-      for (int k = 0; k < m; ++k) {
-        const std::int32_t j = nb[k];
-        addPair(P(xi - x[j]), P(yi - y[j]), P(zi - z[j]), c, energy, sum);  // ghosts carry their image shift
+#pragma omp parallel reduction(+ : pe, vir) reduction(max : bad)
+    {
+      PairBuffers<P> buffers(static_cast<std::size_t>(list_.stride()));
+      const P* bx = buffers.x();
+      const P* by = buffers.y();
+      const P* bz = buffers.z();
+      const P* be = buffers.energy();
+      const P* bw = buffers.virial();
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t* nb = list_.neighbors(i);
+        const int m = list_.count(i);
+        // The pair forces as vector loops (ghosts carry their image shift), then summed in list order.
+        if (energy) pairBatch<true>(x[i], y[i], z[i], x, y, z, nb, m, c, buffers);
+        else pairBatch<false>(x[i], y[i], z[i], x, y, z, nb, m, c, buffers);
+        P fx = 0, fy = 0, fz = 0;
+        double e = 0, w = 0;
+        for (int k = 0; k < m; ++k) fx += bx[k], fy += by[k], fz += bz[k];
+        if (energy)
+          for (int k = 0; k < m; ++k) e += double(be[k]), w += double(bw[k]);
+        fx_[i] = S(fx), fy_[i] = S(fy), fz_[i] = S(fz);
+        if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
+        pe += 0.5 * e;
+        vir += 0.5 * w;
       }
-      fx_[i] = S(sum.fx), fy_[i] = S(sum.fy), fz_[i] = S(sum.fz);
-      if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
-      pe += 0.5 * sum.energy;
-      vir += 0.5 * sum.virial;
     }
     if (energy) {
       potential_ = pe;

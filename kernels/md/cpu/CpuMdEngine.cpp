@@ -13,6 +13,7 @@
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/HostVerlet.h"
+#include "kernels/md/cpu/PairBatch.h"
 #include "kernels/md/cpu/PeriodicHalfList.h"
 #include "kernels/md/MdEngine.h"
 #include "kernels/md/VelocityInit.h"
@@ -213,13 +214,12 @@ class CpuMdEngine final : public MdEngine {
       P* ry = rx + total;
       P* rz = ry + total;
       std::fill(rx, rx + 3 * total, P(0));  // a thread writes only its own array until the fold's closing barrier
-      const std::size_t stride = static_cast<std::size_t>(list_.stride());
-      std::vector<P> pairBuffers(5 * stride);  // per neighbour: separation, then force (x, y, z), energy, virial
-      P* __restrict bx = pairBuffers.data();
-      P* __restrict by = bx + stride;
-      P* __restrict bz = by + stride;
-      P* __restrict be = bz + stride;
-      P* __restrict bw = be + stride;
+      PairBuffers<P> buffers(static_cast<std::size_t>(list_.stride()));
+      const P* bx = buffers.x();
+      const P* by = buffers.y();
+      const P* bz = buffers.z();
+      const P* be = buffers.energy();
+      const P* bw = buffers.virial();
       list_.place(x_.data(), y_.data(), z_.data(), x0_.data(), y0_.data(), z0_.data(), xe, ye, ze);  // (barrier)
 #pragma omp for schedule(static)
       for (std::size_t i = 0; i < n; ++i) {
@@ -228,28 +228,9 @@ class CpuMdEngine final : public MdEngine {
         double e = 0, w = 0;
         const std::int32_t* nb = list_.neighbors(i);
         const int m = list_.count(i);
-        // Three passes, so that the arithmetic runs as a vector loop over contiguous buffers: the separations
-        // gathered, the pair forces (branch-free: a pair in the skin adds zeros; a NaN separation, which only a
-        // run that has already blown up has, gives NaN forces and the check below stops the run), then the sums
-        // and the reactions scattered to the partners, in list order.
-        for (int k = 0; k < m; ++k) {
-          const std::int32_t j = nb[k];
-          bx[k] = P(xi - xe[j]), by[k] = P(yi - ye[j]), bz[k] = P(zi - ze[j]);
-        }
-#pragma omp simd
-        for (int k = 0; k < m; ++k) {
-          const P dx = bx[k], dy = by[k], dz = bz[k];
-          const P r2 = dx * dx + dy * dy + dz * dz;
-          // All arithmetic unconditional, then weighed by 1 or 0: GCC vectorises that, not a select of computed
-          // values (which it will not if-convert while floating-point operations may trap).
-          const P keep = r2 < c.cutoffSq ? P(1) : P(0);
-          const P f = ljForceOverR(r2, c) * keep;
-          bx[k] = dx * f, by[k] = dy * f, bz[k] = dz * f;
-          if constexpr (Energy) {
-            be[k] = ljEnergy(r2, c) * keep;
-            bw[k] = r2 * f;
-          }
-        }
+        // The pair forces as vector loops (pairBatch; a NaN force stops the run below), then the sums and the
+        // reactions scattered to the partners, in list order.
+        pairBatch<Energy>(xi, yi, zi, xe, ye, ze, nb, m, c, buffers);
         for (int k = 0; k < m; ++k) {
           const std::int32_t j = nb[k];
           fx += bx[k], fy += by[k], fz += bz[k];

@@ -74,6 +74,7 @@ class CpuNeighborList {
 
   const std::int32_t* neighbors(std::size_t i) const { return list_.data() + i * stride_; }
   int count(std::size_t i) const { return count_[i]; }
+  int stride() const { return stride_; }  // at least every atom's count
   const std::vector<int>& counts() const { return count_; }
 
  private:

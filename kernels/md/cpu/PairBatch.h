@@ -1,0 +1,60 @@
+// One atom's neighbours on the CPU as vector loops over contiguous buffers: the CPU engines' pair arithmetic.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/md/LjForce.h"
+
+namespace hopsim::md {
+
+// A thread's buffers for the pairs of one atom, `stride` (at least the longest neighbour list) per quantity.
+template <class P>
+class PairBuffers {
+ public:
+  explicit PairBuffers(std::size_t stride) : data_(5 * stride), stride_(stride) {}
+  P* x() { return data_.data(); }
+  P* y() { return data_.data() + stride_; }
+  P* z() { return data_.data() + 2 * stride_; }
+  P* energy() { return data_.data() + 3 * stride_; }
+  P* virial() { return data_.data() + 4 * stride_; }
+
+ private:
+  std::vector<P> data_;
+  std::size_t stride_;
+};
+
+// The pairs of the atom at (xi, yi, zi) with its neighbours nb[0..m) in two passes, so that the arithmetic runs as a
+// vector loop: the separations gathered, then the pair forces (branch-free: a pair beyond the cutoff adds zeros; a
+// NaN separation, which only a run that has already blown up has, gives NaN forces, which the engines check). Leaves
+// in b, for each k: the force on the atom from nb[k] in x(), y(), z(), and with Energy its energy and virial.
+template <bool Energy, class S, class P>
+inline void pairBatch(S xi, S yi, S zi, const S* x, const S* y, const S* z, const std::int32_t* nb, int m,
+                      const LjCoefficients<P>& c, PairBuffers<P>& b) {
+  P* __restrict bx = b.x();
+  P* __restrict by = b.y();
+  P* __restrict bz = b.z();
+  P* __restrict be = b.energy();
+  P* __restrict bw = b.virial();
+  for (int k = 0; k < m; ++k) {
+    const std::int32_t j = nb[k];
+    bx[k] = P(xi - x[j]), by[k] = P(yi - y[j]), bz[k] = P(zi - z[j]);
+  }
+#pragma omp simd
+  for (int k = 0; k < m; ++k) {
+    const P dx = bx[k], dy = by[k], dz = bz[k];
+    const P r2 = dx * dx + dy * dy + dz * dz;
+    // All arithmetic unconditional, then weighed by 1 or 0: GCC vectorises that, not a select of computed values
+    // (which it will not if-convert while floating-point operations may trap).
+    const P keep = r2 < c.cutoffSq ? P(1) : P(0);
+    const P f = ljForceOverR(r2, c) * keep;
+    bx[k] = dx * f, by[k] = dy * f, bz[k] = dz * f;
+    if constexpr (Energy) {
+      be[k] = ljEnergy(r2, c) * keep;
+      bw[k] = r2 * f;
+    }
+  }
+}
+
+}  // namespace hopsim::md
