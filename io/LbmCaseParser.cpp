@@ -161,7 +161,7 @@ void readCollision(const CaseNode& root, LbmCase& c) {
       magic->fail("collision.magic is the TRT magic parameter and needs collision.model: trt (the model here is bgk)");
     c.trtMagic = magic->positive();
   }
-  // les: {model: smagorinsky, cs: 0.1} (README, "Turbulence: Smagorinsky LES").
+  // les: {model: smagorinsky, cs: 0.1} (README, "Lattice Boltzmann": turbulent flows).
   if (const auto les = node->find("les")) {
     les->checkKeys({"model", "cs"});
     les->at("model").choice({"smagorinsky"});

@@ -135,7 +135,8 @@ void logParameters(const LbmCase& c, const LbmSimulation& sim, LbmSimulation& si
   std::string cells = fmt::format("{} x {}", c.cells[0], c.cells[1]);
   if (c.dimensions == 3) cells += fmt::format(" x {}", c.cells[2]);
   log::info("hopsim lbm: {}", c.sourceFile);
-  log::info("  lattice        {}, {} precision, {}", toString(c.lattice), toString(c.precision), describeCollision(c));
+  log::info("  lattice        {}, {} precision, {}", toString(c.lattice), toString(c.precision),
+            describeCollision(c));
   log::info("  domain         {} cells ({} fluid), periodic: {}", cells, sim.fluidCellCount(),
             periodic.empty() ? "none" : periodic);
   log::info("  relaxation     tau {:.6g}, viscosity {:.6g} (lattice units)", c.tau, c.viscosity);

@@ -527,8 +527,7 @@ std::vector<Case> lbmCases() {
        [](const Context& ctx) { return cylinderUnsteady(ctx, 40, "lbm.cylinder_re100_d40"); }},
       // GPU-sized: 10^10 cell updates.
       {"lbm.tgv3d_re1600_n128", "3-D Taylor-Green vortex Re 1600, 128^3: peak dissipation rate and its time vs DNS",
-       false,
-       [](const Context& ctx) { return taylorGreen3d(ctx, 128, 1600, "lbm.tgv3d_re1600_n128"); }},
+       false, [](const Context& ctx) { return taylorGreen3d(ctx, 128, 1600, "lbm.tgv3d_re1600_n128"); }},
       {"lbm.tgv3d_re1600_n64", "3-D Taylor-Green vortex Re 1600, 64^3 (a CPU-sized under-resolved run)", false,
        [](const Context& ctx) { return taylorGreen3d(ctx, 64, 1600, "lbm.tgv3d_re1600_n64"); }},
       {"lbm.tgv3d_re1600_bgk_les_n128", "3-D Taylor-Green vortex Re 1600, 128^3, BGK + Smagorinsky LES (Cs 0.1)",
