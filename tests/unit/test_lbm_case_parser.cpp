@@ -596,7 +596,7 @@ TEST_CASE("every example in inputs/lbm parses, without warnings, with sensible t
       FAIL(e.what());
     }
     CHECK(doc.warnings().empty());
-    CHECK(c.tau >= 0.51);
+    CHECK((c.tau >= 0.51 || c.smagorinsky));  // LES cases run close to 1/2 (taylor_green3d_les.yaml)
     CHECK(c.tau <= 2.0);
     CHECK(hopsim::io::latticeMach(c) < 0.1);
   }

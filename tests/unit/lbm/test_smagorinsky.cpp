@@ -257,4 +257,11 @@ TEST_CASE("collision.les: the Smagorinsky model and its constant, located errors
   expectError(hopsim::testing::edited(base, "model: smagorinsky", "model: wale"), 3, 38, "smagorinsky");
   expectError(hopsim::testing::edited(base, "model: smagorinsky, ", ""), 3, 30, "model");
   expectError(hopsim::testing::edited(base, "cs: 0.12", "c_s: 0.12"), 3, 51, "c_s");
+  // tau close to 1/2: a warning without LES, none with it (the eddy viscosity is what keeps such a case stable).
+  const std::string nearHalf = hopsim::testing::edited(base, "tau: 0.6", "tau: 0.505");
+  std::vector<std::string> warnings;
+  parseCaseText(nearHalf, &warnings);
+  CHECK(warnings.empty());
+  hopsim::testing::expectWarning(hopsim::testing::edited(nearHalf, ", les: {model: smagorinsky, cs: 0.12}", ""), 5,
+                                 14, "below 0.51");
 }
