@@ -209,24 +209,19 @@ class DomainMdEngine final : public MdEngine {
     const std::size_t n = atoms_.owned;
 #pragma omp parallel reduction(+ : pe, vir) reduction(max : bad)
     {
-      PairBuffers<P> buffers(static_cast<std::size_t>(list_.stride()));
-      const P* bx = buffers.x();
-      const P* by = buffers.y();
-      const P* bz = buffers.z();
-      const P* be = buffers.energy();
-      const P* bw = buffers.virial();
+      PairBuffers<P> b(static_cast<std::size_t>(list_.stride()));
 #pragma omp for schedule(static)
       for (std::size_t i = 0; i < n; ++i) {
         const std::int32_t* nb = list_.neighbors(i);
         const int m = list_.count(i);
         // The pair forces as vector loops (ghosts carry their image shift), then summed in list order.
-        if (energy) pairBatch<true>(x[i], y[i], z[i], x, y, z, nb, m, c, buffers);
-        else pairBatch<false>(x[i], y[i], z[i], x, y, z, nb, m, c, buffers);
+        if (energy) pairBatch<true>(x[i], y[i], z[i], x, y, z, nb, m, c, b);
+        else pairBatch<false>(x[i], y[i], z[i], x, y, z, nb, m, c, b);
         P fx = 0, fy = 0, fz = 0;
         double e = 0, w = 0;
-        for (int k = 0; k < m; ++k) fx += bx[k], fy += by[k], fz += bz[k];
+        for (int k = 0; k < m; ++k) fx += b.x[k], fy += b.y[k], fz += b.z[k];
         if (energy)
-          for (int k = 0; k < m; ++k) e += double(be[k]), w += double(bw[k]);
+          for (int k = 0; k < m; ++k) e += double(b.energy[k]), w += double(b.virial[k]);
         fx_[i] = S(fx), fy_[i] = S(fy), fz_[i] = S(fz);
         if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
         pe += 0.5 * e;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -225,10 +226,6 @@ std::vector<Row> taylorGreen2d(const Context& ctx) {
 // dissipation rate eps = -dE/dt (E per unit volume, from consecutive observables samples, at the interval's
 // midpoint) in units of rho0 U0^3 / L, and its time in L / U0, against the DNS reference: eps* 0.0127 near t* 9
 // (docs/validation.md). The enstrophy's 2 nu Omega, which a resolved run matches, is reported beside it.
-// The LES operators of the Taylor-Green validation rows: BGK and TRT with Smagorinsky's Cs = 0.1.
-const std::string kBgkLes = "{model: bgk, les: {model: smagorinsky, cs: 0.1}}";
-const std::string kTrtLes = "{model: trt, les: {model: smagorinsky, cs: 0.1}}";
-
 // `collision`: the case's collision section replaced (e.g. "{model: bgk, les: {model: smagorinsky, cs: 0.1}}").
 std::vector<Row> taylorGreen3d(const Context& ctx, int n, double re, const std::string& name,
                                const std::string& collision = {}) {
@@ -267,6 +264,16 @@ std::vector<Row> taylorGreen3d(const Context& ctx, int n, double re, const std::
   // (Re 1600 DNS use 512^3 spectral modes).
   return {makeRow(name, "|peak -dE/dt / 0.0127 - 1| (rho0 U0^3 / L)", std::abs(peak / 0.0127 - 1), 0.05, detail),
           makeRow(name, "|t* of the peak - 9.0| (L / U0)", std::abs(peakTime - 9.0), 0.5)};
+}
+
+// The Taylor-Green row of `model` (bgk or trt) with Smagorinsky LES, Cs 0.1, on n^3: lbm.tgv3d_re1600_MODEL_les_nN.
+Case tgvLesCase(const std::string& model, int n) {
+  const std::string name = fmt::format("lbm.tgv3d_re1600_{}_les_n{}", model, n);
+  const std::string collision = "{model: " + model + ", les: {model: smagorinsky, cs: 0.1}}";
+  std::string upper = model;
+  std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char ch) { return std::toupper(ch); });
+  return {name, fmt::format("3-D Taylor-Green vortex Re 1600, {}^3, {} + Smagorinsky LES (Cs 0.1)", n, upper), false,
+          [=](const Context& ctx) { return taylorGreen3d(ctx, n, 1600, name, collision); }};
 }
 
 struct GhiaPoint {
@@ -530,18 +537,10 @@ std::vector<Case> lbmCases() {
        false, [](const Context& ctx) { return taylorGreen3d(ctx, 128, 1600, "lbm.tgv3d_re1600_n128"); }},
       {"lbm.tgv3d_re1600_n64", "3-D Taylor-Green vortex Re 1600, 64^3 (a CPU-sized under-resolved run)", false,
        [](const Context& ctx) { return taylorGreen3d(ctx, 64, 1600, "lbm.tgv3d_re1600_n64"); }},
-      {"lbm.tgv3d_re1600_bgk_les_n128", "3-D Taylor-Green vortex Re 1600, 128^3, BGK + Smagorinsky LES (Cs 0.1)",
-       false,
-       [](const Context& ctx) { return taylorGreen3d(ctx, 128, 1600, "lbm.tgv3d_re1600_bgk_les_n128", kBgkLes); }},
-      {"lbm.tgv3d_re1600_bgk_les_n256", "3-D Taylor-Green vortex Re 1600, 256^3, BGK + Smagorinsky LES (Cs 0.1)",
-       false,
-       [](const Context& ctx) { return taylorGreen3d(ctx, 256, 1600, "lbm.tgv3d_re1600_bgk_les_n256", kBgkLes); }},
-      {"lbm.tgv3d_re1600_trt_les_n128", "3-D Taylor-Green vortex Re 1600, 128^3, TRT + Smagorinsky LES (Cs 0.1)",
-       false,
-       [](const Context& ctx) { return taylorGreen3d(ctx, 128, 1600, "lbm.tgv3d_re1600_trt_les_n128", kTrtLes); }},
-      {"lbm.tgv3d_re1600_trt_les_n256", "3-D Taylor-Green vortex Re 1600, 256^3, TRT + Smagorinsky LES (Cs 0.1)",
-       false,
-       [](const Context& ctx) { return taylorGreen3d(ctx, 256, 1600, "lbm.tgv3d_re1600_trt_les_n256", kTrtLes); }},
+      tgvLesCase("bgk", 128),
+      tgvLesCase("bgk", 256),
+      tgvLesCase("trt", 128),
+      tgvLesCase("trt", 256),
   };
 }
 

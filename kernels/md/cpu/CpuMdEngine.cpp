@@ -214,12 +214,7 @@ class CpuMdEngine final : public MdEngine {
       P* ry = rx + total;
       P* rz = ry + total;
       std::fill(rx, rx + 3 * total, P(0));  // a thread writes only its own array until the fold's closing barrier
-      PairBuffers<P> buffers(static_cast<std::size_t>(list_.stride()));
-      const P* bx = buffers.x();
-      const P* by = buffers.y();
-      const P* bz = buffers.z();
-      const P* be = buffers.energy();
-      const P* bw = buffers.virial();
+      PairBuffers<P> b(static_cast<std::size_t>(list_.stride()));
       list_.place(x_.data(), y_.data(), z_.data(), x0_.data(), y0_.data(), z0_.data(), xe, ye, ze);  // (barrier)
 #pragma omp for schedule(static)
       for (std::size_t i = 0; i < n; ++i) {
@@ -230,12 +225,12 @@ class CpuMdEngine final : public MdEngine {
         const int m = list_.count(i);
         // The pair forces as vector loops (pairBatch; a NaN force stops the run below), then the sums and the
         // reactions scattered to the partners, in list order.
-        pairBatch<Energy>(xi, yi, zi, xe, ye, ze, nb, m, c, buffers);
+        pairBatch<Energy>(xi, yi, zi, xe, ye, ze, nb, m, c, b);
         for (int k = 0; k < m; ++k) {
           const std::int32_t j = nb[k];
-          fx += bx[k], fy += by[k], fz += bz[k];
-          rx[j] -= bx[k], ry[j] -= by[k], rz[j] -= bz[k];
-          if constexpr (Energy) e += double(be[k]), w += double(bw[k]);
+          fx += b.x[k], fy += b.y[k], fz += b.z[k];
+          rx[j] -= b.x[k], ry[j] -= b.y[k], rz[j] -= b.z[k];
+          if constexpr (Energy) e += double(b.energy[k]), w += double(b.virial[k]);
         }
         rx[i] += fx, ry[i] += fy, rz[i] += fz;
         pe += e;

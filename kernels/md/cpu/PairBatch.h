@@ -9,20 +9,22 @@
 
 namespace hopsim::md {
 
-// A thread's buffers for the pairs of one atom, `stride` (at least the longest neighbour list) per quantity.
+// A thread's buffers for the pairs of one atom, `stride` (at least the longest neighbour list) per quantity: per
+// neighbour k, the force on the atom (x, y, z) and the pair's energy and virial.
 template <class P>
-class PairBuffers {
- public:
-  explicit PairBuffers(std::size_t stride) : data_(5 * stride), stride_(stride) {}
-  P* x() { return data_.data(); }
-  P* y() { return data_.data() + stride_; }
-  P* z() { return data_.data() + 2 * stride_; }
-  P* energy() { return data_.data() + 3 * stride_; }
-  P* virial() { return data_.data() + 4 * stride_; }
+struct PairBuffers {
+  explicit PairBuffers(std::size_t stride)
+      : storage(5 * stride), x(storage.data()), y(x + stride), z(y + stride), energy(z + stride),
+        virial(energy + stride) {}
+  PairBuffers(const PairBuffers&) = delete;
+  PairBuffers& operator=(const PairBuffers&) = delete;
 
- private:
-  std::vector<P> data_;
-  std::size_t stride_;
+  std::vector<P> storage;  // the five arrays below
+  P* const x;
+  P* const y;
+  P* const z;
+  P* const energy;
+  P* const virial;
 };
 
 // The pairs of the atom at (xi, yi, zi) with its neighbours nb[0..m) in two passes, so that the arithmetic runs as a
@@ -32,11 +34,11 @@ class PairBuffers {
 template <bool Energy, class S, class P>
 inline void pairBatch(S xi, S yi, S zi, const S* x, const S* y, const S* z, const std::int32_t* nb, int m,
                       const LjCoefficients<P>& c, PairBuffers<P>& b) {
-  P* __restrict bx = b.x();
-  P* __restrict by = b.y();
-  P* __restrict bz = b.z();
-  P* __restrict be = b.energy();
-  P* __restrict bw = b.virial();
+  P* __restrict bx = b.x;
+  P* __restrict by = b.y;
+  P* __restrict bz = b.z;
+  P* __restrict be = b.energy;
+  P* __restrict bw = b.virial;
   for (int k = 0; k < m; ++k) {
     const std::int32_t j = nb[k];
     bx[k] = P(xi - x[j]), by[k] = P(yi - y[j]), bz[k] = P(zi - z[j]);
