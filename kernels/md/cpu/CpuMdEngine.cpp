@@ -207,9 +207,13 @@ class CpuMdEngine final : public MdEngine {
     S* xe = xe_.data();
     S* ye = ye_.data();
     S* ze = ze_.data();
-#pragma omp parallel reduction(+ : pe, vir) reduction(max : bad)
+    // Each thread's energy and virial, summed in thread order after the loop: an OpenMP reduction combines the
+    // threads in the order they finish, and two runs with the same thread count would differ in the last bit.
+    std::vector<double> threadSums(2 * static_cast<std::size_t>(omp_get_max_threads()), 0.0);
+#pragma omp parallel reduction(max : bad)
     {
       const int team = omp_get_num_threads();
+      double threadPe = 0, threadVir = 0;
       P* rx = reactions_.data() + 3 * total * static_cast<std::size_t>(omp_get_thread_num());
       P* ry = rx + total;
       P* rz = ry + total;
@@ -233,9 +237,11 @@ class CpuMdEngine final : public MdEngine {
           if constexpr (Energy) e += double(b.energy[k]), w += double(b.virial[k]);
         }
         rx[i] += fx, ry[i] += fy, rz[i] += fz;
-        pe += e;
-        vir += w;
+        threadPe += e;
+        threadVir += w;
       }
+      threadSums[2 * static_cast<std::size_t>(omp_get_thread_num())] = threadPe;
+      threadSums[2 * static_cast<std::size_t>(omp_get_thread_num()) + 1] = threadVir;
       for (std::size_t g = 0; g < ng; ++g) {
         const std::int32_t o = owner[g];
         rx[o] += rx[n + g], ry[o] += ry[n + g], rz[o] += rz[n + g];
@@ -252,6 +258,7 @@ class CpuMdEngine final : public MdEngine {
         if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
       }
     }
+    for (std::size_t t = 0; t < threadSums.size(); t += 2) pe += threadSums[t], vir += threadSums[t + 1];
     if (Energy) {
       last_.potential = pe;
       last_.virial = vir;
