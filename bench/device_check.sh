@@ -525,6 +525,54 @@ lesbench)
   done
   run lesb_d2q9_les 60 $B bench/lbm_d2q9_4096_single.yaml --repeats 5 --kernels portable,hopper \
     --set "collision={model: bgk, $LES}" --json "$R/lesb_d2q9_les.json" ;;
+regtests)
+  # Issue 20, the regularised operator: every [gpu][lbm] test (it runs in the agreement loops, FP16 against FP32, the
+  # Hopper kernels against the portable ones, the temporal kernel), then memcheck on the small 3-D case.
+  run reg_tests 300 $T "[gpu][lbm]"
+  run reg_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]" ;;
+regbench)
+  # The regularised operator against BGK, each in its own process against the copy bandwidth measured there, in
+  # both orders: D3Q19 256^3 periodic FP32 and FP16, D3Q27 256^3 FP32 (the issue's >= 0.9 of the roofline), the
+  # 3-D cavity 256^3 FP32 (the bounded row; TRT there as a user's case, the regularised operator against it).
+  CAV="inputs/lbm/cavity3d.yaml --set domain.cells=[256,256,256] --set device.backend=cuda --set precision=single"
+  for round in 1 2; do
+    order="plain reg"; [ $round = 2 ] && order="reg plain"
+    for who in $order; do
+      for c in d3q19_256_single d3q19_256_half d3q27_256_single; do
+        set -- ; [ $who = reg ] && set -- --set "collision={model: regularized}"
+        run "regb_${c}_${who}_$round" 45 $B bench/lbm_$c.yaml --repeats 5 "$@" --json "$R/regb_${c}_${who}_$round.json"
+      done
+      set -- ; [ $who = reg ] && set -- --set "collision={model: regularized}"
+      run "regb_cavity_${who}_$round" 45 $B $CAV --repeats 5 "$@" --json "$R/regb_cavity_${who}_$round.json"
+    done
+  done
+  run regb_d3q19_les 45 $B bench/lbm_d3q19_256_single.yaml --repeats 5 \
+    --set "collision={model: regularized, les: {model: smagorinsky, cs: 0.1}}" --json "$R/regb_d3q19_les.json" ;;
+regtgv)
+  # The Re 1600 Taylor-Green rows of the regularised operator, without and with LES, 128^3 and 256^3.
+  run reg_validate 200 build/hopsim validate --backend cuda lbm.tgv3d_re1600_regularized ;;
+regmap)
+  # Stability map of the regularised operator (without LES): the Taylor-Green vortex as in `tgvmap`, the 3-D
+  # cavity as in `cavitymap`.
+  for n in 64 128 256; do
+    for re in 1600 3200 6400 25600 1000000; do
+      [ $n = 256 ] && case $re in 1600|25600|1000000) ;; *) continue ;; esac
+      nu=$(python3 -c "import math; print(0.05 * $n / (2 * math.pi) / $re)")
+      steps=$(python3 -c "import math; print(int(math.ceil(12 * $n / (2 * math.pi) / 0.05)))")
+      every=$(python3 -c "import math; print(max(1, round(0.025 * $n / (2 * math.pi) / 0.05)))")
+      run "tgv_${n}_reg_$re" 60 build/hopsim run inputs/lbm/taylor_green3d.yaml --backend cuda --quiet \
+        --set "domain.cells=[$n,$n,$n]" --set "fluid={viscosity: $nu}" --set "collision={model: regularized}" \
+        --set run.steps=$steps \
+        --set "output={every: 0, fields: [density], dir: $R/tgv_${n}_reg_$re, observables: {every: $every}}"
+    done
+  done
+  python3 bench/tgv_summary.py "$R" > "$R/tgv_summary.txt" 2>&1; cat "$R/tgv_summary.txt"
+  for re in 1000 4000 16000 64000 1000000; do
+    nu=$(python3 -c "print(0.05 * 128 / $re)")
+    run "cav_reg_$re" 40 build/hopsim run inputs/lbm/cavity3d.yaml --backend cuda --quiet \
+      --set "domain.cells=[128,128,128]" --set "fluid={viscosity: $nu}" --set "collision={model: regularized}" \
+      --set run.steps=20000 --set "output={every: 0, fields: [density], dir: $R/cav_reg_$re, observables: {every: 1000}}"
+  done ;;
 tgvmap)
   # Issue 20: the highest stable Reynolds number of the 3-D Taylor-Green vortex (Brachet) for BGK, TRT and both with
   # Smagorinsky LES (Cs 0.1) at 64^3, 128^3 and 256^3, u0 0.05 (Ma 0.087), FP32, to t U0 / L = 12 (exit 3:

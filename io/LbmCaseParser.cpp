@@ -154,11 +154,16 @@ void readCollision(const CaseNode& root, LbmCase& c) {
   const auto node = root.find("collision");
   if (!node) return;
   node->checkKeys({"model", "magic", "les"});
-  if (const auto m = node->find("model"))
-    c.collision = m->choice({"bgk", "trt"}) == "trt" ? lbm::CollisionModel::TRT : lbm::CollisionModel::BGK;
+  if (const auto m = node->find("model")) {
+    const std::string model = m->choice({"bgk", "trt", "regularized"});
+    c.collision = model == "trt"           ? lbm::CollisionModel::TRT
+                  : model == "regularized" ? lbm::CollisionModel::Regularized
+                                           : lbm::CollisionModel::BGK;
+  }
   if (const auto magic = node->find("magic")) {
     if (c.collision != lbm::CollisionModel::TRT)
-      magic->fail("collision.magic is the TRT magic parameter and needs collision.model: trt (the model here is bgk)");
+      magic->fail(fmt::format("collision.magic is the TRT magic parameter and needs collision.model: trt (the model "
+                              "here is {})", lbm::toString(c.collision)));
     c.trtMagic = magic->positive();
   }
   // les: {model: smagorinsky, cs: 0.1} (README, "Lattice Boltzmann": turbulent flows).

@@ -27,6 +27,7 @@ const char* toString(CollisionModel c) {
   switch (c) {
     case CollisionModel::BGK: return "bgk";
     case CollisionModel::TRT: return "trt";
+    case CollisionModel::Regularized: return "regularized";
   }
   return "?";
 }

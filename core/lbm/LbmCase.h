@@ -16,7 +16,7 @@
 
 namespace hopsim::lbm {
 
-enum class CollisionModel { BGK, TRT };
+enum class CollisionModel { BGK, TRT, Regularized };
 enum class BoundaryType { Periodic, Wall, MovingWall, VelocityInlet, PressureOutlet };
 enum class InletProfile { Uniform, Parabolic };
 enum class ShapeKind { Circle, Sphere, Cylinder, Box, Mesh };

@@ -1,4 +1,5 @@
-// Moments, equilibrium, BGK and TRT collision with Guo forcing: the physics every LBM backend shares.
+// Moments, equilibrium, BGK, TRT and regularised collision with Guo forcing and Smagorinsky LES: the physics every
+// LBM backend shares.
 //
 // Populations are handled in shifted form, f~ = f - w (FluidX3D's trick): near rest the stored numbers are small,
 // so single and half precision keep their significant digits, and density is 1 + sum(f~).
@@ -22,15 +23,20 @@ struct CollisionParams {
   int smagorinsky = 0;
   T smagorinskyC = T(0);
   T trtMagic = T(0);
+  int regularized = 0;  // the regularised operator (collideWith()): trt is 0 then
 };
 
 // The collision's optional terms, a compile-time choice of every bulk kernel (collisionTerms(), made once per
 // launch), so that a kernel carries only the code its case runs: kGuoTerms, the Guo body-force terms;
-// kSmagorinskyTerms, the eddy viscosity of Smagorinsky LES. The LES kernels always carry the Guo terms (with no body
-// force they add zeros): one LES variant per kernel rather than two keeps the build's instantiations down.
+// kSmagorinskyTerms, the eddy viscosity of Smagorinsky LES; kRegularizedTerms, the regularised operator. The LES
+// kernels always carry the Guo terms (with no body force they add zeros), and the regularised ones both (with
+// Cs = 0 the eddy viscosity is zero and the rate the plain one, exactly): one variant each rather than two or four
+// keeps the build's instantiations down. withTerms() lists the variants.
 inline constexpr int kGuoTerms = 1;
 inline constexpr int kSmagorinskyTerms = 2;
+inline constexpr int kRegularizedTerms = 4;
 inline constexpr int kLesTerms = kGuoTerms | kSmagorinskyTerms;
+inline constexpr int kRegularizedLesTerms = kLesTerms | kRegularizedTerms;
 
 template <class T>
 HOPSIM_HD T squareRoot(T x) {
@@ -82,22 +88,18 @@ HOPSIM_HD void velocity(T rho, const T j[3], const T F[3], T u[3]) {
   u[2] = (j[2] + T(0.5) * F[2]) * inv;
 }
 
-// Smagorinsky-Lilly LES: the relaxation rates of a cell whose viscosity is nu0 + nu_t, nu_t = (Cs Delta)^2 |S|
-// (Delta = 1). The strain rate comes from the cell's non-equilibrium stress Pi = sum_i c_i c_i (f_i - feq_i)
-// = -2 rho c_s^2 tau S (Chapman-Enskog, lattice units), which holds tau itself: with tau = tau0 + 3 nu_t,
-// tau^2 - tau0 tau - 9 sqrt(2) Cs^2 |Pi| / (2 rho) = 0, |Pi| = sqrt(Pi:Pi), so
-//   tau = (tau0 + sqrt(tau0^2 + X)) / 2,  X = 18 sqrt(2) Cs^2 |Pi| / rho   (Hou et al. 1996),
-// computed as the rate omega = omega0 * 2 / (1 + sqrt(1 + X omega0^2)), which is omega0 exactly when X = 0, so that
-// LES with Cs = 0 relaxes bitwise as the plain operator does. TRT keeps its magic parameter Lambda: the
-// antisymmetric rate follows the cell's symmetric one, omega- = 2 (2 - omega) / (4 Lambda omega + 2 - omega).
-// Pi is taken from the pre-collision populations without the Guo force's correction (-(uF + Fu)/2), as FluidX3D
-// does, and from moments rather than per population: the equilibrium's second moment is rho c_s^2 I + rho u u on
-// these lattices, so with shifted populations Pi = sum_i c_i c_i f~_i - drho c_s^2 I - rho u u (6 sums of the
-// populations the update holds anyway; computing the Q equilibria first held them all in registers as well, and the
-// GPU kernels spilled: docs/performance.md).
+// The non-equilibrium stress Pi = sum_i c_i c_i (f_i - feq_i) of pre-collision populations, its six components
+// (zz, xz, yz zero on 2-D lattices). The equilibrium's second moment is rho c_s^2 I + rho u u on these lattices,
+// so with shifted populations Pi = sum_i c_i c_i f~_i - drho c_s^2 I - rho u u: six sums of the populations the
+// update holds anyway (computing the Q equilibria first held them all in registers as well, and the GPU kernels
+// spilled: docs/performance.md). u is the velocity with Guo's half-force shift, as the equilibrium's.
+template <class T>
+struct Stress {
+  T xx, yy, zz, xy, xz, yz;
+};
+
 template <class L, class T>
-HOPSIM_HD void smagorinskyRates(const T* f, T drho, T rho, const T u[3], const CollisionParams<T>& p, T& omega,
-                                T& omegaMinus) {
+HOPSIM_HD Stress<T> nonEquilibriumStress(const T* f, T drho, T rho, const T u[3]) {
   T sxx = T(0), syy = T(0), szz = T(0), sxy = T(0), sxz = T(0), syz = T(0);
 HOPSIM_UNROLL
   for (int i = 1; i < L::Q; ++i) {
@@ -111,21 +113,62 @@ HOPSIM_UNROLL
     if (cy * cz != 0) syz += T(cy * cz) * f[i];
   }
   const T isotropic = drho / T(3);
-  const T pxx = sxx - isotropic - rho * u[0] * u[0], pyy = syy - isotropic - rho * u[1] * u[1];
-  const T pxy = sxy - rho * u[0] * u[1];
-  T sum = pxx * pxx + pyy * pyy + T(2) * pxy * pxy;
+  Stress<T> pi{sxx - isotropic - rho * u[0] * u[0], syy - isotropic - rho * u[1] * u[1], T(0),
+               sxy - rho * u[0] * u[1], T(0), T(0)};
   if constexpr (L::D == 3) {
-    const T pzz = szz - isotropic - rho * u[2] * u[2];
-    const T pxz = sxz - rho * u[0] * u[2], pyz = syz - rho * u[1] * u[2];
-    sum += pzz * pzz + T(2) * (pxz * pxz + pyz * pyz);
+    pi.zz = szz - isotropic - rho * u[2] * u[2];
+    pi.xz = sxz - rho * u[0] * u[2];
+    pi.yz = syz - rho * u[1] * u[2];
   }
+  return pi;
+}
+
+// Smagorinsky-Lilly LES: the relaxation rates of a cell whose viscosity is nu0 + nu_t, nu_t = (Cs Delta)^2 |S|
+// (Delta = 1). The strain rate comes from the cell's non-equilibrium stress Pi = -2 rho c_s^2 tau S
+// (Chapman-Enskog, lattice units), which holds tau itself: with tau = tau0 + 3 nu_t,
+// tau^2 - tau0 tau - 9 sqrt(2) Cs^2 |Pi| / (2 rho) = 0, |Pi| = sqrt(Pi:Pi), so
+//   tau = (tau0 + sqrt(tau0^2 + X)) / 2,  X = 18 sqrt(2) Cs^2 |Pi| / rho   (Hou et al. 1996),
+// computed as the rate omega = omega0 * 2 / (1 + sqrt(1 + X omega0^2)), which is omega0 exactly when X = 0, so that
+// LES with Cs = 0 relaxes bitwise as the plain operator does. TRT keeps its magic parameter Lambda: the
+// antisymmetric rate follows the cell's symmetric one, omega- = 2 (2 - omega) / (4 Lambda omega + 2 - omega).
+// Pi is taken without the Guo force's correction (-(uF + Fu)/2), as FluidX3D does.
+template <class T>
+HOPSIM_HD void smagorinskyRates(const Stress<T>& pi, T rho, const CollisionParams<T>& p, T& omega, T& omegaMinus) {
+  T sum = pi.xx * pi.xx + pi.yy * pi.yy + T(2) * pi.xy * pi.xy;
+  sum += pi.zz * pi.zz + T(2) * (pi.xz * pi.xz + pi.yz * pi.yz);
   const T x = p.smagorinskyC * squareRoot(sum) / rho;
   omega = p.omega * (T(2) / (T(1) + squareRoot(T(1) + x * p.omega * p.omega)));
   omegaMinus = x > T(0) ? T(2) * (T(2) - omega) / (T(4) * p.trtMagic * omega + T(2) - omega) : p.omegaMinus;
 }
 
-// collide() with the terms `Terms` (kGuoTerms, kSmagorinskyTerms): without kGuoTerms the body force is zero and its
-// terms vanish.
+// The regularised operator (Latt & Chopard 2006): the non-equilibrium part of the populations replaced by its
+// projection on the Hermite polynomials up to second order before relaxing,
+//   f_i <- feq_i + (1 - omega) f1_i + (1 - omega / 2) S_i,
+//   f1_i = w_i [c_i . m / c_s^2 + (c_i c_i - c_s^2 I) : Pi / (2 c_s^4)],
+// so the stress relaxes at omega as with BGK (the projection keeps Pi: sum_i c_i c_i f1_i = Pi on D2Q9, D3Q19 and
+// D3Q27, whose weights are isotropic to fourth order), while the higher, non-hydrodynamic moments of the
+// non-equilibrium part (BGK's ghost modes) are dropped at every step. m = j - rho u = -F / 2 is the non-equilibrium
+// momentum that Guo's half-force shift leaves in the populations; BGK relaxes it by 1 - omega too, and without it
+// the update would add (3 - omega) F / 2 of momentum instead of F. One value per population:
+// w_i (3 c_i . m + 4.5 sum_ab c_a c_b Pi_ab - 1.5 tr Pi).
+template <class L, class T>
+HOPSIM_HD T regularizedNonEquilibrium(int i, const Stress<T>& pi, const T m[3]) {
+  const int cx = L::c(i, 0), cy = L::c(i, 1), cz = L::c(i, 2);
+  T h = -T(1.5) * (pi.xx + pi.yy + pi.zz);
+  if (cx != 0) h += T(3 * cx) * m[0];
+  if (cy != 0) h += T(3 * cy) * m[1];
+  if (cz != 0) h += T(3 * cz) * m[2];
+  if (cx != 0) h += T(4.5) * pi.xx;
+  if (cy != 0) h += T(4.5) * pi.yy;
+  if (cz != 0) h += T(4.5) * pi.zz;
+  if (cx * cy != 0) h += T(9 * cx * cy) * pi.xy;
+  if (cx * cz != 0) h += T(9 * cx * cz) * pi.xz;
+  if (cy * cz != 0) h += T(9 * cy * cz) * pi.yz;
+  return L::template w<T>(i) * h;
+}
+
+// collide() with the terms `Terms` (kGuoTerms, kSmagorinskyTerms, kRegularizedTerms): without kGuoTerms the body
+// force is zero and its terms vanish.
 template <class L, int Terms, class T>
 HOPSIM_HD void collideWith(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3]) {
   constexpr bool Forced = (Terms & kGuoTerms) != 0;
@@ -135,7 +178,24 @@ HOPSIM_HD void collideWith(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3])
   velocity(rho, j, p.force, u);
   rhoOut = rho;
   T omega = p.omega, omegaMinus = p.omegaMinus;
-  if constexpr ((Terms & kSmagorinskyTerms) != 0) smagorinskyRates<L>(f, drho, rho, u, p, omega, omegaMinus);
+  if constexpr ((Terms & (kSmagorinskyTerms | kRegularizedTerms)) != 0) {
+    const Stress<T> pi = nonEquilibriumStress<L>(f, drho, rho, u);
+    if constexpr ((Terms & kSmagorinskyTerms) != 0) smagorinskyRates(pi, rho, p, omega, omegaMinus);
+    if constexpr ((Terms & kRegularizedTerms) != 0) {
+      const T keep = T(1) - omega;
+      [[maybe_unused]] const T forcePrefactor = T(1) - T(0.5) * omega;
+      const T m[3] = {-T(0.5) * p.force[0], -T(0.5) * p.force[1], -T(0.5) * p.force[2]};
+      const T none[3] = {T(0), T(0), T(0)};
+HOPSIM_UNROLL
+      for (int i = 0; i < L::Q; ++i) {
+        const T feq = equilibriumShifted<L>(i, drho, rho, u);
+        if constexpr (Forced)
+          f[i] = feq + keep * regularizedNonEquilibrium<L>(i, pi, m) + forcePrefactor * guoSource<L>(i, u, p.force);
+        else f[i] = feq + keep * regularizedNonEquilibrium<L>(i, pi, none);
+      }
+      return;
+    }
+  }
   if (!p.trt) {
     [[maybe_unused]] const T forcePrefactor = T(1) - T(0.5) * omega;
 HOPSIM_UNROLL
@@ -180,11 +240,28 @@ HOPSIM_HD bool hasBodyForce(const CollisionParams<T>& p) {
   return p.force[0] != T(0) || p.force[1] != T(0) || p.force[2] != T(0);
 }
 
-// The terms of the collision (kGuoTerms, kSmagorinskyTerms) that the case needs.
+// The terms of the collision (kGuoTerms, kSmagorinskyTerms, kRegularizedTerms) that the case needs: one of the
+// variants withTerms() lists.
 template <class T>
 HOPSIM_HD int collisionTerms(const CollisionParams<T>& p) {
+  if (p.regularized) return kRegularizedLesTerms;
   if (p.smagorinsky) return kLesTerms;
   return hasBodyForce(p) ? kGuoTerms : 0;
+}
+
+// Calls run.template operator()<Terms>() with Terms = collisionTerms(p): the one place that lists the variants a
+// kernel is compiled in (collide() below, the GPU kernels' launches, the cpu backend's rows).
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class T, class Run>
+HOPSIM_HD void withTerms(const CollisionParams<T>& p, Run&& run) {
+  switch (collisionTerms(p)) {
+    case kRegularizedLesTerms: run.template operator()<kRegularizedLesTerms>(); break;
+    case kLesTerms: run.template operator()<kLesTerms>(); break;
+    case kGuoTerms: run.template operator()<kGuoTerms>(); break;
+    default: run.template operator()<0>();
+  }
 }
 
 // Relaxes f (pre-collision, shifted) in place to its post-collision values. Returns rho and u.
@@ -195,11 +272,7 @@ HOPSIM_HD int collisionTerms(const CollisionParams<T>& p) {
 // that must agree bitwise (one cell or two per thread, portable or Hopper) would not.
 template <class L, class T>
 HOPSIM_HD void collide(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3]) {
-  switch (collisionTerms(p)) {
-    case kLesTerms: collideWith<L, kLesTerms>(f, p, rhoOut, u); break;
-    case kGuoTerms: collideWith<L, kGuoTerms>(f, p, rhoOut, u); break;
-    default: collideWith<L, 0>(f, p, rhoOut, u);
-  }
+  withTerms(p, [&]<int Terms>() { collideWith<L, Terms>(f, p, rhoOut, u); });
 }
 
 // Moments of stored post-collision populations: Guo forcing adds F to the momentum, so u = (j - F/2) / rho.

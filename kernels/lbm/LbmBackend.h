@@ -230,6 +230,7 @@ DomainParams<T> convertDomain(const DomainParams<double>& d) {
   out.collision.smagorinsky = d.collision.smagorinsky;
   out.collision.smagorinskyC = static_cast<T>(d.collision.smagorinskyC);
   out.collision.trtMagic = static_cast<T>(d.collision.trtMagic);
+  out.collision.regularized = d.collision.regularized;
   for (int f = 0; f < 6; ++f) {
     out.face[f].type = d.face[f].type;
     out.face[f].parabolic = d.face[f].parabolic;

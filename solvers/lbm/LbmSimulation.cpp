@@ -266,7 +266,9 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part, int meshGpu) {
   d.collision.omegaMinus = d.collision.trt ? trtOmegaMinus(d.collision.omega, c.trtMagic) : d.collision.omega;
   d.collision.trtMagic = c.trtMagic;
   d.collision.smagorinsky = c.smagorinsky ? 1 : 0;
-  d.collision.smagorinskyC = 18 * std::numbers::sqrt2 * c.smagorinskyCs * c.smagorinskyCs;
+  // Zero without LES: the regularised kernels always run the LES rate, which is then the plain one exactly.
+  d.collision.smagorinskyC = c.smagorinsky ? 18 * std::numbers::sqrt2 * c.smagorinskyCs * c.smagorinskyCs : 0.0;
+  d.collision.regularized = c.collision == CollisionModel::Regularized ? 1 : 0;
   for (int f = 0; f < 6; ++f) {
     const FaceBoundary& b = c.faces[f];
     d.face[f].type = faceType(b.type);

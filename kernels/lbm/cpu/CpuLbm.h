@@ -446,15 +446,14 @@ class CpuLbm final : public LbmBackend {
     if constexpr (std::is_same_v<S, _Float16>) return updateBulkRunHalf<L, Trt, Terms>;
     else return updateBulkRun<L, S, Trt, Terms>;
   }
-  template <bool Trt>
-  static BulkRunUpdate bulkRunFor(int terms) {
-    if (terms == kLesTerms) return bulkRunFor<Trt, kLesTerms>();
-    return terms == kGuoTerms ? bulkRunFor<Trt, kGuoTerms>() : bulkRunFor<Trt, 0>();
-  }
-  // collide() picks the terms by collisionTerms(); so does this.
+  // collide() picks the terms by withTerms(); so does this (the regularised operator has no TRT form).
   BulkRunUpdate pickBulkRun() const {
-    const int terms = collisionTerms(p_.collision);
-    return p_.collision.trt ? bulkRunFor<true>(terms) : bulkRunFor<false>(terms);
+    BulkRunUpdate run = nullptr;
+    withTerms(p_.collision, [&]<int Terms>() {
+      if constexpr ((Terms & kRegularizedTerms) != 0) run = bulkRunFor<false, Terms>();
+      else run = p_.collision.trt ? bulkRunFor<true, Terms>() : bulkRunFor<false, Terms>();
+    });
+    return run;
   }
 
   // A link into obstacle `ob` whose populations carried m (gather()'s onLink): the obstacle gains -m c_i, into the

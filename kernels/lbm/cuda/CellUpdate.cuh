@@ -173,11 +173,7 @@ HOPSIM_UNROLL
 // compile-time choice of collision (see collide()), made once per launch.
 template <class T, class Launch>
 void withCollisionTerms(const DomainParams<T>& p, Launch&& launch) {
-  switch (collisionTerms(p.collision)) {
-    case kLesTerms: launch.template operator()<kLesTerms>(); break;
-    case kGuoTerms: launch.template operator()<kGuoTerms>(); break;
-    default: launch.template operator()<0>();
-  }
+  withTerms(p.collision, launch);
 }
 
 // The post-collision moments (rho, u) of the fluid cells on the planes of the inlet and outlet faces, computed

@@ -90,23 +90,22 @@ class TemporalBulk final : public BulkStep<L, S> {
     return cfg;
   }
 
-  // The launch of the K-step kernel: every instantiation allowed its shared memory, the segment length along the
-  // march axis chosen for the fewest plane-iterations per SM (waves of resident tiles x planes per tile, the K - 1
-  // planes of lead-in and lead-out on each side counted).
+  // The launch of the K-step kernel: the case's instantiation allowed its shared memory, the segment length along
+  // the march axis chosen for the fewest plane-iterations per SM (waves of resident tiles x planes per tile, the
+  // K - 1 planes of lead-in and lead-out on each side counted).
   template <int K, int Cy>
   void planLaunch(bool describe = true) {
     using G = MarchTile<L, K, S, Cy>;
-    for (const auto k : {kernel<K, Cy, 0>(), kernel<K, Cy, kGuoTerms>(), kernel<K, Cy, kLesTerms>()})
-      HOPSIM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             static_cast<int>(G::smemBytes)));
     const auto& p = t_.p;
+    decltype(kernel<K, Cy, 0>()) k = nullptr;
+    withCollisionTerms(p, [&]<int Terms>() { k = kernel<K, Cy, Terms>(); });
+    HOPSIM_CUDA_CHECK(
+        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(G::smemBytes)));
     const int a = L::D - 1;
     const unsigned tilesX = static_cast<unsigned>((p.n[0] + G::outX - 1) / G::outX);
     const unsigned tilesY = L::D == 3 ? static_cast<unsigned>((p.n[1] + G::outY - 1) / G::outY) : 1;
     // Resident tiles: blocks per SM x SMs, or clusters of Cy blocks (cudaOccupancyMaxActiveClusters).
     int perSm = 0, resident = 0;
-    decltype(kernel<K, Cy, 0>()) k = nullptr;
-    withCollisionTerms(p, [&]<int Terms>() { k = kernel<K, Cy, Terms>(); });
     HOPSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, k, G::cells, G::smemBytes));
     if constexpr (Cy > 1) {
       cudaLaunchAttribute attr{};

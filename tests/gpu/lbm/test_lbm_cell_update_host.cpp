@@ -166,10 +166,12 @@ TEST_CASE("CUDA cell update on the host matches the CPU backend, both layouts", 
         for (const Flow flow : flowsFor(lattice)) checkAgainstCpu(lattice, precision, collision, flow, false);
 }
 
-TEST_CASE("CUDA cell update with Smagorinsky LES on the host matches the CPU backend", "[unit][lbm][cuda-host]") {
+TEST_CASE("CUDA cell update with Smagorinsky LES and the regularised operator on the host matches the CPU backend",
+          "[unit][lbm][cuda-host]") {
   // FP16 storage: FP32 arithmetic, and the GPU's fastest kernels (the other precisions run in the [gpu] tests).
-  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
-    for (const Flow flow : flowsFor(lattice)) checkAgainstCpu(lattice, "half", kTrtLes, flow, false);
+  for (const std::string& collision : {kTrtLes, kRegularizedLes})
+    for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+      for (const Flow flow : flowsFor(lattice)) checkAgainstCpu(lattice, "half", collision, flow, false);
 }
 
 TEST_CASE("CUDA cell update with 64-bit indices matches the CPU backend", "[unit][lbm][cuda-host]") {

@@ -55,7 +55,7 @@ TEST_CASE("CUDA LBM matches the CPU backend on every lattice, precision, collisi
 TEST_CASE("CUDA LBM with FP16 storage stays within the stated bound of single precision", "[gpu][lbm]") {
   if (!haveGpu()) return;
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
-    for (const std::string& collision : {std::string("bgk"), std::string("trt"), kTrtLes})
+    for (const std::string& collision : {std::string("bgk"), std::string("trt"), kTrtLes, kRegularizedLes})
       for (const Flow flow : flowsFor(lattice)) {
         const LbmSetup single = buildSetup(parseCase(caseYaml(lattice, "single", collision, flow)));
         LbmSetup half = single;
@@ -298,11 +298,11 @@ TEST_CASE("LBM bench on the GPU reports bandwidth, MLUPS and the roofline fracti
 }
 
 // A small 3D case for compute-sanitizer (memcheck, racecheck): both layouts, boundaries, obstacles (interpolated
-// bounce-back included), forces, observables and fields, with and without Smagorinsky LES. Run alone:
-// hopsim_tests "[sanitize]".
+// bounce-back included), forces, observables and fields, with and without Smagorinsky LES, and the regularised
+// operator. Run alone: hopsim_tests "[sanitize]".
 TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]") {
   if (!haveGpu()) return;
-  for (const std::string& collision : {std::string("trt"), kTrtLes})
+  for (const std::string& collision : {std::string("trt"), kTrtLes, kRegularizedLes})
     for (const Flow flow : {Flow::Channel, Flow::PeriodicForce, Flow::Curved}) {
       const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "single", collision, flow)));
       for (const StreamingLayout layout : {StreamingLayout::TwoLattice, StreamingLayout::InPlace}) {

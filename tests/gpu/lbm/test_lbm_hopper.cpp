@@ -309,6 +309,14 @@ std::vector<std::pair<std::string, std::string>> periodicCases() {
                                                  "collision: {model: bgk, les: {model: smagorinsky, cs: 0.4}}\n"
                                                  "domain: {cells: [300, 50], periodic: [x, y]}\n"
                                                  "body_force: [2.0e-5, 1.0e-5]\n"},
+      // The regularised operator.
+      {"D3Q19 40x36x33 regularized + force", common + "lattice: D3Q19\nprecision: single\n"
+                                                      "collision: {model: regularized}\n"
+                                                      "domain: {cells: [40, 36, 33], periodic: [x, y, z]}\n"
+                                                      "body_force: [1.0e-5, 0, -2.0e-5]\n"},
+      {"D2Q9 280x45 regularized + LES", common + "lattice: D2Q9\nprecision: single\n"
+                                                 "collision: {model: regularized, les: {model: smagorinsky, cs: 0.4}}\n"
+                                                 "domain: {cells: [280, 45], periodic: [x, y]}\n"},
   };
 }
 
