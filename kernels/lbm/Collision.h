@@ -149,22 +149,53 @@ HOPSIM_HD void smagorinskyRates(const Stress<T>& pi, T rho, const CollisionParam
 // D3Q27, whose weights are isotropic to fourth order), while the higher, non-hydrodynamic moments of the
 // non-equilibrium part (BGK's ghost modes) are dropped at every step. m = j - rho u = -F / 2 is the non-equilibrium
 // momentum that Guo's half-force shift leaves in the populations; BGK relaxes it by 1 - omega too, and without it
-// the update would add (3 - omega) F / 2 of momentum instead of F. One value per population:
-// w_i (3 c_i . m + 4.5 sum_ab c_a c_b Pi_ab - 1.5 tr Pi).
-template <class L, class T>
-HOPSIM_HD T regularizedNonEquilibrium(int i, const Stress<T>& pi, const T m[3]) {
-  const int cx = L::c(i, 0), cy = L::c(i, 1), cz = L::c(i, 2);
-  T h = -T(1.5) * (pi.xx + pi.yy + pi.zz);
-  if (cx != 0) h += T(3 * cx) * m[0];
-  if (cy != 0) h += T(3 * cy) * m[1];
-  if (cz != 0) h += T(3 * cz) * m[2];
-  if (cx != 0) h += T(4.5) * pi.xx;
-  if (cy != 0) h += T(4.5) * pi.yy;
-  if (cz != 0) h += T(4.5) * pi.zz;
-  if (cx * cy != 0) h += T(9 * cx * cy) * pi.xy;
-  if (cx * cz != 0) h += T(9 * cx * cz) * pi.xz;
-  if (cy * cz != 0) h += T(9 * cy * cz) * pi.yz;
-  return L::template w<T>(i) * h;
+// the update would add (3 - omega) F / 2 of momentum instead of F.
+// The equilibrium, f1 and Guo's source S_i = w_i [3 c_i . F + 4.5 (c_i c_i - c_s^2 I) : (u F + F u)] are all Hermite
+// expansions, so the post-collision populations are one, whose ten coefficients are computed once per cell:
+//   f~_i = w_i [drho + 3 c_i . b + 4.5 sum_ab c_a c_b A_ab - 1.5 tr A],
+//   b = rho u + (1 - omega) m + (1 - omega / 2) F = rho u + F / 2,
+//   A = rho u u + (1 - omega) Pi + (1 - omega / 2) (u F + F u),
+// a few additions per population instead of an equilibrium, a projection and a source (the arithmetic per cell
+// keeps the kernels at the memory roofline: docs/performance.md).
+template <class L, bool Forced, class T>
+HOPSIM_HD void regularizedCollide(T* f, T drho, T rho, const T u[3], const Stress<T>& pi, T omega, const T F[3]) {
+  const T keep = T(1) - omega;
+  T bx = rho * u[0], by = rho * u[1], bz = rho * u[2];
+  T axx = rho * u[0] * u[0] + keep * pi.xx, ayy = rho * u[1] * u[1] + keep * pi.yy;
+  T azz = rho * u[2] * u[2] + keep * pi.zz;
+  T axy = rho * u[0] * u[1] + keep * pi.xy, axz = rho * u[0] * u[2] + keep * pi.xz;
+  T ayz = rho * u[1] * u[2] + keep * pi.yz;
+  if constexpr (Forced) {
+    const T pref = T(1) - T(0.5) * omega;
+    bx += T(0.5) * F[0], by += T(0.5) * F[1], bz += T(0.5) * F[2];
+    axx += pref * T(2) * u[0] * F[0], ayy += pref * T(2) * u[1] * F[1], azz += pref * T(2) * u[2] * F[2];
+    axy += pref * (u[0] * F[1] + F[0] * u[1]);
+    axz += pref * (u[0] * F[2] + F[0] * u[2]);
+    ayz += pref * (u[1] * F[2] + F[1] * u[2]);
+  }
+  if constexpr (L::D == 2) azz = T(0);
+  const T base = drho - T(1.5) * (axx + ayy + azz);
+  // The terms of c_a = +1 and c_a = -1 along each axis, and 9 A_ab for c_a c_b = +-1.
+  const T plus[3] = {T(4.5) * axx + T(3) * bx, T(4.5) * ayy + T(3) * by, T(4.5) * azz + T(3) * bz};
+  const T minus[3] = {T(4.5) * axx - T(3) * bx, T(4.5) * ayy - T(3) * by, T(4.5) * azz - T(3) * bz};
+  const T a9[3] = {T(9) * axy, T(9) * axz, T(9) * ayz};
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) {
+    const int c[3] = {L::c(i, 0), L::c(i, 1), L::c(i, 2)};
+    T h = base;
+HOPSIM_UNROLL
+    for (int a = 0; a < 3; ++a) {
+      if (c[a] > 0) h += plus[a];
+      if (c[a] < 0) h += minus[a];
+    }
+    if (c[0] * c[1] > 0) h += a9[0];
+    if (c[0] * c[1] < 0) h -= a9[0];
+    if (c[0] * c[2] > 0) h += a9[1];
+    if (c[0] * c[2] < 0) h -= a9[1];
+    if (c[1] * c[2] > 0) h += a9[2];
+    if (c[1] * c[2] < 0) h -= a9[2];
+    f[i] = L::template w<T>(i) * h;
+  }
 }
 
 // collide() with the terms `Terms` (kGuoTerms, kSmagorinskyTerms, kRegularizedTerms): without kGuoTerms the body
@@ -182,17 +213,7 @@ HOPSIM_HD void collideWith(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3])
     const Stress<T> pi = nonEquilibriumStress<L>(f, drho, rho, u);
     if constexpr ((Terms & kSmagorinskyTerms) != 0) smagorinskyRates(pi, rho, p, omega, omegaMinus);
     if constexpr ((Terms & kRegularizedTerms) != 0) {
-      const T keep = T(1) - omega;
-      [[maybe_unused]] const T forcePrefactor = T(1) - T(0.5) * omega;
-      const T m[3] = {-T(0.5) * p.force[0], -T(0.5) * p.force[1], -T(0.5) * p.force[2]};
-      const T none[3] = {T(0), T(0), T(0)};
-HOPSIM_UNROLL
-      for (int i = 0; i < L::Q; ++i) {
-        const T feq = equilibriumShifted<L>(i, drho, rho, u);
-        if constexpr (Forced)
-          f[i] = feq + keep * regularizedNonEquilibrium<L>(i, pi, m) + forcePrefactor * guoSource<L>(i, u, p.force);
-        else f[i] = feq + keep * regularizedNonEquilibrium<L>(i, pi, none);
-      }
+      regularizedCollide<L, Forced>(f, drho, rho, u, pi, omega, p.force);
       return;
     }
   }
