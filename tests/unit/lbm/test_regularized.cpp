@@ -101,8 +101,8 @@ void checkCell(unsigned seed, bool forced) {
   for (int i = 0; i < L::Q; ++i) {
     double firstOrder = 0;
     for (int a = 0; a < L::D; ++a) firstOrder += 3 * L::c(i, a) * -0.5 * p.force[a];
-    const double expected = feq[i] + (1 - omega) * (L::template w<double>(i) * firstOrder + hermiteProjection<L>(i, pi)) +
-                            (1 - omega / 2) * lbm::guoSource<L>(i, u, p.force);
+    const double projection = L::template w<double>(i) * firstOrder + hermiteProjection<L>(i, pi);
+    const double expected = feq[i] + (1 - omega) * projection + (1 - omega / 2) * lbm::guoSource<L>(i, u, p.force);
     worst = std::max(worst, std::abs(f[i] - expected));
     offProjection = std::max(offProjection, std::abs(neq[i] - hermiteProjection<L>(i, pi)));
   }
@@ -142,7 +142,8 @@ void checkLesRate(unsigned seed) {
   double pipi = 0;
   for (double x : pi) pipi += x * x;
   double tau = tau0;
-  for (int k = 0; k < 200; ++k) tau = tau0 + 3 * cs * cs * (3 * std::numbers::sqrt2 * std::sqrt(pipi) / (2 * rho)) / tau;
+  const double strainTimesTau = 3 * std::numbers::sqrt2 * std::sqrt(pipi) / (2 * rho);  // |S| tau
+  for (int k = 0; k < 200; ++k) tau = tau0 + 3 * cs * cs * strainTimesTau / tau;
   double rhoOut, uOut[3];
   lbm::collideWith<L, lbm::kRegularizedLesTerms>(f.data(), p, rhoOut, uOut);
   std::vector<double> after(L::Q);
