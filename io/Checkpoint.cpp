@@ -204,9 +204,15 @@ void writeCheckpoint(const std::filesystem::path& dir, long long step, const Che
       std::filesystem::remove_all(tmp, ec);
       error = fmt::format("cannot move the checkpoint {} into place as {}: {}", tmp.string(), folder.string(), cause);
     } else {
+      // The oldest beyond `keep` leave under a temporary name first (one rename), so that a run killed while one
+      // is being removed leaves no half-removed folder under a checkpoint's name: on disk there are keep or,
+      // between the rename above and this one, keep + 1 whole checkpoints.
       const auto all = checkpointsIn(dir);
-      for (std::size_t k = 0; k + static_cast<std::size_t>(keep) < all.size(); ++k)
-        std::filesystem::remove_all(all[k].second, ec);
+      for (std::size_t k = 0; k + static_cast<std::size_t>(keep) < all.size(); ++k) {
+        const std::filesystem::path retired = temporaryPathFor(all[k].second);
+        std::filesystem::rename(all[k].second, retired, ec);
+        std::filesystem::remove_all(ec ? all[k].second : retired, ec);
+      }
     }
   }
   mpi::throwIfAnyFailed(comm, error, what);
