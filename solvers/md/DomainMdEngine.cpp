@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "kernels/common/ThreadSums.h"
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/CpuNeighborList.h"
@@ -204,11 +205,12 @@ class DomainMdEngine final : public MdEngine {
     const S* x = atoms_.x.data();
     const S* y = atoms_.y.data();
     const S* z = atoms_.z.data();
-    double pe = 0, vir = 0;
+    ThreadSums<2> sums;  // energy and virial, added in thread order (ThreadSums.h)
     int bad = 0;
     const std::size_t n = atoms_.owned;
-#pragma omp parallel reduction(+ : pe, vir) reduction(max : bad)
+#pragma omp parallel reduction(max : bad)
     {
+      double pe = 0, vir = 0;
       PairBuffers<P> b(static_cast<std::size_t>(list_.stride()));
 #pragma omp for schedule(static)
       for (std::size_t i = 0; i < n; ++i) {
@@ -227,7 +229,9 @@ class DomainMdEngine final : public MdEngine {
         pe += 0.5 * e;
         vir += 0.5 * w;
       }
+      sums.put({pe, vir});
     }
+    const double pe = sums.total(0), vir = sums.total(1);
     if (energy) {
       potential_ = pe;
       virial_ = vir;

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/common/ThreadSums.h"
 #include "kernels/lbm/Halo.h"
 #include "kernels/lbm/StreamCollide.h"
 #include "kernels/lbm/Vorticity.h"
@@ -271,11 +272,15 @@ class CpuLbm final : public LbmBackend {
     const bool vorticity = enstrophy_ && (!p_.hasGhosts() || haloAll_);
     if (vorticity) velocity_.resize(static_cast<std::size_t>(3 * n));
     T* const u = vorticity ? velocity_.data() : nullptr;
-    double dmass = 0, ke = 0, vmax = 0, enstrophy = 0;
+    // The sums added in thread order, so that a sample is the same on every run with the same threads (ThreadSums.h);
+    // the count and the maximum come out the same in any order.
+    ThreadSums<3> sums(threads_);
+    double vmax = 0;
     long long fluid = 0;
 #pragma omp parallel num_threads(threads_)
     {
-#pragma omp for schedule(static) reduction(+ : dmass, ke, fluid) reduction(max : vmax)
+      double dmass = 0, ke = 0, enstrophy = 0;
+#pragma omp for schedule(static) reduction(+ : fluid) reduction(max : vmax)
       for (long long c = 0; c < n; ++c) {
         if (flags_[c] != kFluid) continue;
         T f[L::Q], r, own[3];
@@ -293,15 +298,16 @@ class CpuLbm final : public LbmBackend {
         ++fluid;
       }
       if (vorticity) {
-#pragma omp for collapse(2) schedule(static) reduction(+ : enstrophy)
+#pragma omp for collapse(2) schedule(static)
         for (int z = p_.ownLo(2); z < p_.ownHi(2); ++z)
           for (int y = p_.ownLo(1); y < p_.ownHi(1); ++y)
             for (int x = p_.ownLo(0); x < p_.ownHi(0); ++x)
               if (flags_[p_.index(x, y, z)] == kFluid) enstrophy += halfVorticitySquaredAt(u, x, y, z);
       }
+      sums.put({dmass, ke, enstrophy});
     }
-    return {static_cast<double>(fluid) + dmass, ke, vmax,
-            vorticity ? enstrophy : std::numeric_limits<double>::quiet_NaN()};
+    return {static_cast<double>(fluid) + sums.total(0), sums.total(1), vmax,
+            vorticity ? sums.total(2) : std::numeric_limits<double>::quiet_NaN()};
   }
 
   std::vector<std::array<double, 3>> obstacleForces() override { return forces_; }

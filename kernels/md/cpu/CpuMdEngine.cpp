@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/common/ThreadSums.h"
 #include "kernels/md/LjForce.h"
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cpu/HostVerlet.h"
@@ -207,9 +208,7 @@ class CpuMdEngine final : public MdEngine {
     S* xe = xe_.data();
     S* ye = ye_.data();
     S* ze = ze_.data();
-    // Each thread's energy and virial, summed in thread order after the loop: an OpenMP reduction combines the
-    // threads in the order they finish, and two runs with the same thread count would differ in the last bit.
-    std::vector<double> threadSums(2 * static_cast<std::size_t>(omp_get_max_threads()), 0.0);
+    ThreadSums<2> sums;  // energy and virial, added in thread order (ThreadSums.h)
 #pragma omp parallel reduction(max : bad)
     {
       const int team = omp_get_num_threads();
@@ -240,8 +239,7 @@ class CpuMdEngine final : public MdEngine {
         threadPe += e;
         threadVir += w;
       }
-      threadSums[2 * static_cast<std::size_t>(omp_get_thread_num())] = threadPe;
-      threadSums[2 * static_cast<std::size_t>(omp_get_thread_num()) + 1] = threadVir;
+      sums.put({threadPe, threadVir});
       for (std::size_t g = 0; g < ng; ++g) {
         const std::int32_t o = owner[g];
         rx[o] += rx[n + g], ry[o] += ry[n + g], rz[o] += rz[n + g];
@@ -258,7 +256,7 @@ class CpuMdEngine final : public MdEngine {
         if (!std::isfinite(fx_[i]) || !std::isfinite(fy_[i]) || !std::isfinite(fz_[i])) bad = 1;
       }
     }
-    for (std::size_t t = 0; t < threadSums.size(); t += 2) pe += threadSums[t], vir += threadSums[t + 1];
+    pe = sums.total(0), vir = sums.total(1);
     if (Energy) {
       last_.potential = pe;
       last_.virial = vir;

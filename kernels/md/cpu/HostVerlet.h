@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/md/MdCase.h"
+#include "kernels/common/ThreadSums.h"
 #include "kernels/md/Integrate.h"
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/Thermostats.h"
@@ -83,15 +84,20 @@ double kick(const HostAtoms<S>& a, S dtf) {
   S *vx = a.vx, *vy = a.vy, *vz = a.vz;
   const S *fx = a.fx, *fy = a.fy, *fz = a.fz;
   const std::size_t n = a.n;
-  double sum = 0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
-  for (std::size_t i = 0; i < n; ++i) {
-    vx[i] += dtf * fx[i];
-    vy[i] += dtf * fy[i];
-    vz[i] += dtf * fz[i];
-    sum += double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i];
+  ThreadSums<1> sums;  // added in thread order: a thermostat scales the velocities by it (ThreadSums.h)
+#pragma omp parallel
+  {
+    double sum = 0;
+#pragma omp for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      vx[i] += dtf * fx[i];
+      vy[i] += dtf * fy[i];
+      vz[i] += dtf * fz[i];
+      sum += double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i];
+    }
+    sums.put({sum});
   }
-  return sum;
+  return sums.total(0);
 }
 
 template <class S>
@@ -107,10 +113,15 @@ template <class S>
 double sumSquaredVelocities(const HostAtoms<S>& a) {
   const S *vx = a.vx, *vy = a.vy, *vz = a.vz;
   const std::size_t n = a.n;
-  double sum = 0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
-  for (std::size_t i = 0; i < n; ++i) sum += double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i];
-  return sum;
+  ThreadSums<1> sums;
+#pragma omp parallel
+  {
+    double sum = 0;
+#pragma omp for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) sum += double(vx[i]) * vx[i] + double(vy[i]) * vy[i] + double(vz[i]) * vz[i];
+    sums.put({sum});
+  }
+  return sums.total(0);
 }
 
 // One engine's integrator: the loops above in step order, with the thermostat's parameters and state. The engine
