@@ -268,6 +268,40 @@ openmoments|openmoments2)
     done
     run om_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
   fi ;;
+openbulk|openbulk2)
+  # The inlet and outlet cells in the bulk kernel's pass (issue 14, KernelPlan::openInBulk). openbulk: its GPU tests
+  # (against the boundary kernel, and the open-face tests beside it), the 3-D channel with a cylinder in FP32 with
+  # and without it and in FP16 (wall cells now in the pair kernel there), each in its own process against the copy
+  # bandwidth measured there, both orders; the cavity and periodic box as references. openbulk2 (next call, machine
+  # warm, or the same call after openbulk): ncu of the 3-D channel's kernels, memcheck of the small cases, every
+  # [gpu][lbm] test, racecheck.
+  if [ $step = openbulk ]; then
+    run ob_tests 120 $T "CUDA LBM: inlet*,CUDA LBM: wall cells*,CUDA LBM: the boundary passes*"
+    for round in 1 2; do
+      order="1 0"; [ $round = 2 ] && order="0 1"
+      for o in $order; do
+        run "ob_channel3d_single_o${o}_$round" 45 env HOPSIM_LBM_OPEN_IN_BULK=$o $B bench/lbm_channel3d_cylinder_single.yaml \
+          --kernels portable --repeats 5 --json "$R/ob_channel3d_single_o${o}_$round.json"
+      done
+    done
+    for w in 1 0; do
+      run "ob_channel3d_half_w$w" 45 env HOPSIM_LBM_WALLS_IN_BULK=$w $B bench/lbm_channel3d_cylinder_single.yaml \
+        --set precision=half --kernels portable --repeats 5 --json "$R/ob_channel3d_half_w$w.json"
+    done
+    run ob_cavity3d_256_single 45 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
+      --json "$R/ob_cavity3d_256_single.json"
+    run ob_periodic_d3q19_single 45 $B bench/lbm_d3q19_256_single.yaml --kernels portable --repeats 5 \
+      --json "$R/ob_periodic_d3q19_single.json"
+  else
+    NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread"
+    for o in 1 0; do
+      run "ncu_ob_channel3d_o$o" 60 env HOPSIM_LBM_OPEN_IN_BULK=$o $NCU -k "regex:Step|Faces|Moments" -c 6 \
+        $B bench/lbm_channel3d_cylinder_single.yaml --kernels portable --steps 8 --repeats 1
+    done
+    run ob2_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
+    run ob2_gpu_lbm_tests 240 $T "[gpu][lbm]"
+    run ob2_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[sanitize]"
+  fi ;;
 omwalls)
   # With the face moments pass: does the FP16 3-D channel now gain from the wall cells in the pair kernel (the
   # planner keeps them in the boundary kernel there)? Both orders.

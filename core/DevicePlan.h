@@ -41,6 +41,11 @@ struct KernelPlan {
   // inner neighbour's Q populations, where that measured faster (3-D lattices); off: every link rebuilds them (the
   // one path of decomposed boxes).
   bool openMoments = true;
+  // With wallsInBulk and openMoments: the bulk kernel also updates the inlet and outlet face cells (their ghost
+  // links read the face moments, computed before it), so that a step without forces has no boundary kernel. FP32
+  // storage on 3-D lattices with 32-bit indices only (the kernel is compiled for that case). Off unless asked: it
+  // measured slower (LbmKernelPlanner.cpp, openInBulkMeasuredFaster).
+  bool openInBulk = false;
   // One rank: the small kernels of a step (face moments, boundary cells, curved cells) on a second stream of the
   // highest priority, beside the bulk update instead of after it (they write other cells, and their latency-bound
   // chains then hide under the bulk kernel's time); off: all on one stream, one after the other.
@@ -65,6 +70,7 @@ struct DeviceOverrides {
   int halfPairs = -1;                    // HOPSIM_LBM_HALF_PAIRS=0|1
   int wallsInBulk = -1;                  // HOPSIM_LBM_WALLS_IN_BULK=0|1
   int openMoments = -1;                  // HOPSIM_LBM_OPEN_MOMENTS=0|1
+  int openInBulk = -1;                   // HOPSIM_LBM_OPEN_IN_BULK=0|1
   int sideStream = -1;                   // HOPSIM_LBM_SIDE_STREAM=0|1
   int hopperCluster = 0;                 // HOPSIM_HOPPER_CLUSTER=2|4|8|16
   lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto

@@ -59,6 +59,7 @@ DeviceOverrides readDeviceOverrides() {
   o.halfPairs = choiceFrom("HOPSIM_LBM_HALF_PAIRS", {"0", "1"}, -1);
   o.wallsInBulk = choiceFrom("HOPSIM_LBM_WALLS_IN_BULK", {"0", "1"}, -1);
   o.openMoments = choiceFrom("HOPSIM_LBM_OPEN_MOMENTS", {"0", "1"}, -1);
+  o.openInBulk = choiceFrom("HOPSIM_LBM_OPEN_IN_BULK", {"0", "1"}, -1);
   o.sideStream = choiceFrom("HOPSIM_LBM_SIDE_STREAM", {"0", "1"}, -1);
   o.hopperCluster = integerFrom("HOPSIM_HOPPER_CLUSTER", 0, 16);
   constexpr TileLoad loads[] = {TileLoad::Tma, TileLoad::Plain, TileLoad::Auto};
@@ -122,6 +123,7 @@ nlohmann::json toJson(const lbm::KernelPlan& k) {
           {"half_pairs", k.halfPairs},
           {"walls_in_bulk", k.wallsInBulk},
           {"open_moments", k.openMoments},
+          {"open_in_bulk", k.openInBulk},
           {"side_stream", k.sideStream},
           {"cluster_blocks", k.clusterBlocks},
           {"tile_load", toString(k.tileLoad)},

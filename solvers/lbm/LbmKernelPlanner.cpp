@@ -91,11 +91,11 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   }
   if (asked == DeviceOverrides::kStepsOff || !refusal.empty()) {
     k.bulk = BulkUpdate::HopperCluster;
-    k.wallsInBulk = false;  // the cluster kernel's tiles hold bulk cells only
+    k.wallsInBulk = k.openInBulk = false;  // the cluster kernel's tiles hold bulk cells only
     return;
   }
   k.bulk = BulkUpdate::HopperTemporal;
-  k.wallsInBulk = false;
+  k.wallsInBulk = k.openInBulk = false;
   k.stepsPerLaunch = explicitSteps ? asked : autoTemporalSteps(s.lattice);
   const int cluster = o.temporalCluster;
   const bool clusters = dimensionsOf(s.lattice) == 3 && k.stepsPerLaunch == 2;
@@ -113,10 +113,11 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
 // (3-D cavity 256^3 FP32 24,641 vs 16,938 MLUPS, FP16 27,594 vs 18,029; 2-D cavity and cylinder channel, FP32 and
 // FP16, +1-5%; 3-D channel with a cylinder FP32 16,904 vs 16,512) except FP16 storage on a 3-D lattice with inlet
 // or outlet faces (the 3-D channel: 17,131 vs 17,808), where the pair kernel's wall pairs cost more than the
-// boundary kernel saves while the ghost-node cells stay in it. (With the face moments in their own pass the wall
-// cells measured faster there too, 18,511 vs 17,798 on 2026-12-02; not taken until the GPU tests have run on it.)
-bool wallsInBulkMeasuredFaster(const LbmSetup& s) {
-  return !(s.precision == Precision::Half && dimensionsOf(s.lattice) == 3 && hasOpenFaces(s));
+// boundary kernel saves while the ghost-node cells rebuild their inner neighbours' moments link by link; with the
+// face moments in their own pass (`openMoments`) the wall cells measured faster there too (18,511 vs 17,798,
+// 2026-12-02).
+bool wallsInBulkMeasuredFaster(const LbmSetup& s, bool openMoments) {
+  return openMoments || !(s.precision == Precision::Half && dimensionsOf(s.lattice) == 3 && hasOpenFaces(s));
 }
 
 // Whether the inlet and outlet face cells' moments in a pass of their own (KernelPlan::openMoments) measured faster
@@ -125,6 +126,12 @@ bool wallsInBulkMeasuredFaster(const LbmSetup& s) {
 // not on 2-D ones (8192 x 1024: FP32 46,478 -> 45,929, FP16 60,629 -> 59,578), where a face cell has three ghost
 // links of nine loads each and the extra launch costs more than it saves.
 bool openMomentsMeasuredFaster(const LbmSetup& s) { return dimensionsOf(s.lattice) == 3; }
+
+// Whether the inlet and outlet face cells measured faster in the bulk kernel's pass than in the boundary kernel
+// (KernelPlan::openInBulk), H200, 2026-12-03 (docs/performance.md, "Inlet and outlet cells in the bulk kernel"): no.
+// The 3-D channel with a cylinder, FP32 (the only case the kernel is compiled for): 14,616 against 18,311 MLUPS; a
+// face cell's ghost links hold its warp, and so its block, for two more memory round trips than a bulk cell's.
+bool openInBulkMeasuredFaster(const LbmSetup&) { return false; }
 
 }  // namespace
 
@@ -145,8 +152,10 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.halfPairs = o.halfPairs != 0;
   const bool momentsAsked = o.openMoments == 1 || (o.openMoments < 0 && openMomentsMeasuredFaster(s));
   k.openMoments = momentsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts() && hasOpenFaces(s);
-  const bool wallsAsked = o.wallsInBulk == 1 || (o.wallsInBulk < 0 && wallsInBulkMeasuredFaster(s));
+  const bool wallsAsked = o.wallsInBulk == 1 || (o.wallsInBulk < 0 && wallsInBulkMeasuredFaster(s, k.openMoments));
   k.wallsInBulk = wallsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts();
+  const bool openAsked = o.openInBulk == 1 || (o.openInBulk < 0 && openInBulkMeasuredFaster(s));
+  k.openInBulk = openAsked && k.openMoments && k.wallsInBulk;
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
   if (plan.backend != Backend::Cuda) return;
 

@@ -66,6 +66,17 @@ class BulkStep {
     throw std::logic_error("this bulk update does not update wall cells");
   }
 
+  // Whether enqueueWithFaces() can update the boundary cells (inlet and outlet ghost links) with the wall cells.
+  virtual bool takesOpenFaces() const { return false; }
+
+  // enqueueWithWalls(), and the boundary cells of `cls` too, their ghost links from the face cells' moments `open`
+  // of this step (already on `stream`); only where takesOpenFaces().
+  virtual void enqueueWithFaces(cudaStream_t /*stream*/, int /*parity*/, const std::uint8_t* /*cls*/,
+                                const std::uint8_t* /*flags*/,
+                                const OpenFaceMoments<typename PopulationStorage<S>::Arith>& /*open*/) const {
+    throw std::logic_error("this bulk update does not update inlet and outlet cells");
+  }
+
   // Steps per launch where every cell is bulk: graphs hold an even number of such launches.
   virtual int stepsPerLaunch() const { return 1; }
 

@@ -140,20 +140,115 @@ HOPSIM_UNROLL
   }
 }
 
+// The post-collision moments (rho, u) of the fluid cells on the planes of the inlet and outlet faces, computed
+// once per step before the cells that read them (storeOpenMoments): a ghost-node link then reads its inner
+// neighbour's population and these four values instead of the neighbour's Q populations (for D3Q19, up to five
+// links per face cell, 95 loads, one cell per row on an x face). Null `values`: each link builds them itself
+// (decomposed boxes, whose face planes reach into ghost layers that the halo fills only later in the step).
+template <class T>
+struct OpenFaceMoments {
+  T* values = nullptr;  // 4 per slot: rho, u[3]
+  long long first[6] = {-1, -1, -1, -1, -1, -1};  // first slot of each inlet or outlet face's plane, else -1
+  long long slots = 0;
+
+  // The plane's axes of `face` (the two other than its normal), lower first.
+  HOPSIM_HD static void planeAxes(int face, int& t1, int& t2) {
+    const int normal = face >> 1;
+    t1 = normal == 0 ? 1 : 0;
+    t2 = normal == 2 ? 1 : 2;
+  }
+  // The slot of the cell at x on the plane of `face`.
+  HOPSIM_HD long long slot(const DomainParams<T>& p, int face, const int x[3]) const {
+    int t1, t2;
+    planeAxes(face, t1, t2);
+    return first[face] + static_cast<long long>(x[t2]) * p.n[t1] + x[t1];
+  }
+};
+
+// Population i of the ghost node g outside the inlet or outlet `face` of the cell `self` at pos: ghostFromInner()
+// from its inner neighbour's population (`load(i, cell)`) and the face cells' moments `open`.
+template <class L, class Load, class T>
+HOPSIM_HD T ghostFromFaceMoments(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load,
+                                 const OpenFaceMoments<T>& open, int face, int i, const int g[3], const int pos[3],
+                                 long long self) {
+  int x0[3];
+  const long long inner = ghostInner(p, flags, g, pos, self, x0);
+  const T* m = open.values + 4 * open.slot(p, face, x0);
+  const T u0[3] = {m[1], m[2], m[3]};
+  return ghostFromInner<L>(p, face, i, g, load(i, inner), m[0], u0);
+}
+
+// A cell's Q populations as one value: what a function that is not inlined takes and returns, so that the caller's
+// array stays in registers (a pointer to it would put it in local memory on every path).
+template <class L, class T>
+struct CellPopulations {
+  T f[L::Q];
+};
+
+// The links of a boundary cell (class kCellBoundary) in updateCellWithWalls(), given its populations pulled as a bulk
+// cell's (`pulled`): gather()'s rules link by link (bounce-back off solid neighbours and walls, a stationary wall
+// before a moving one and any wall before an inlet or outlet), the ghost nodes from the face moments `open`. Not
+// inlined: inlined, its registers (five ghost links in flight) made the whole pass spill (ptxas, D3Q19 FP32: 68 B
+// of spill stores per thread, on the bulk cells' path too); called, only the boundary cells' lanes pay for it.
+template <class L, class S, class T, class Index>
+HOPSIM_HD_NOINLINE CellPopulations<L, T> boundaryCellLinks(const DomainParams<T>& p, const std::uint8_t* flags,
+                                                           const TwoLatticeStep<L, S, Index> acc,
+                                                           const CellCursor<Index> c, const OpenFaceMoments<T>& open,
+                                                           CellPopulations<L, T> pulled) {
+  T* f = pulled.f;
+  const auto load = [&](int i, long long cell) { return acc.post(i, static_cast<Index>(cell), c); };
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; ++i) {
+    const unsigned crossed = c.template crossed<L>(i, -1);
+    const int o = opposite(i);
+    if (!crossed) {
+      if (flags[static_cast<Index>(c.self + c.template offset<L>(i, -1))] != kFluid) f[i] = acc.post(o, c.self, c);
+      continue;
+    }
+    bool moving = false;
+    const int wall = wallOfLink(p, static_cast<int>(crossed), moving);
+    if (wall >= 0) {
+      T value = acc.post(o, c.self, c);
+      if (moving) value += movingWallTerm<L>(p.face[wall], i);
+      f[i] = value;
+    } else {  // gather()'s ghost node: the position upstream, wrapped on periodic axes; the first face crossed
+      int g[3];
+      for (int a = 0; a < 3; ++a) {
+        g[a] = c.pos[a] - L::c(i, a);
+        if (p.periodic[a]) g[a] = g[a] < 0 ? g[a] + p.n[a] : (g[a] >= p.n[a] ? g[a] - p.n[a] : g[a]);
+      }
+      int face = 0;
+      while (!(crossed & (1u << face))) ++face;
+      f[i] = ghostFromFaceMoments<L>(p, flags, load, open, face, i, g, c.pos, static_cast<long long>(c.self));
+    }
+  }
+  return pulled;
+}
+
 // The pull-stream + collide update of a bulk or wall cell (class k) with two lattices. Every population is first
 // pulled from upstream as in a bulk cell (where the link bounces, the cursor's wrapped offset still names a cell of
 // the box, whose value is then discarded), so a warp of bulk cells with a wall cell among them issues its loads
 // together; a wall cell then reads its bounced links from its own opposite slots, which its neighbours' loads have
 // just brought into the cache. The arithmetic of updateBoundaryCell() for a wall cell (bitwise on the host; nvcc
 // may fuse the collision's multiplies and adds differently in the two kernels: round-off) and of updateBulkCell()
-// for a bulk one.
-template <class L, int Terms, class S, class T, class Index>
+// for a bulk one. Faces: boundary cells too (class kCellBoundary, links to inlet or outlet ghost nodes), whose ghost
+// links read the face cells' moments `open` of this step (boundaryCellLinks): updateBoundaryCell()'s arithmetic with
+// those moments.
+template <class L, int Terms, bool Faces = false, class S, class T, class Index>
 HOPSIM_HD void updateCellWithWalls(const DomainParams<T>& p, const std::uint8_t* flags,
-                                   const TwoLatticeStep<L, S, Index>& acc, const CellCursor<Index>& c, std::uint8_t k) {
+                                   const TwoLatticeStep<L, S, Index>& acc, const CellCursor<Index>& c, std::uint8_t k,
+                                   const OpenFaceMoments<T>& open = {}) {
   T f[L::Q];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = acc.pull(i, c);
-  if (k != kCellBulk) {
+  if (Faces && k == kCellBoundary) {
+    CellPopulations<L, T> pulled;
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) pulled.f[i] = f[i];
+    pulled = boundaryCellLinks<L>(p, flags, acc, c, open, pulled);
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) f[i] = pulled.f[i];
+  } else if (k != kCellBulk) {
     unsigned bounce, moving;
     wallLinks<L>(p, flags, c, k == kCellWallSolid, bounce, moving);
 HOPSIM_UNROLL
@@ -175,31 +270,6 @@ template <class T, class Launch>
 void withCollisionTerms(const DomainParams<T>& p, Launch&& launch) {
   withTerms(p.collision, launch);
 }
-
-// The post-collision moments (rho, u) of the fluid cells on the planes of the inlet and outlet faces, computed
-// once per step before the boundary kernel (storeOpenMoments): a ghost-node link then reads its inner neighbour's
-// population and these four values instead of the neighbour's Q populations (for D3Q19, up to five links per face
-// cell, 95 loads, one cell per row on an x face). Null `values`: each link builds them itself (decomposed boxes,
-// whose face planes reach into ghost layers that the halo fills only later in the step).
-template <class T>
-struct OpenFaceMoments {
-  T* values = nullptr;  // 4 per slot: rho, u[3]
-  long long first[6] = {-1, -1, -1, -1, -1, -1};  // first slot of each inlet or outlet face's plane, else -1
-  long long slots = 0;
-
-  // The plane's axes of `face` (the two other than its normal), lower first.
-  HOPSIM_HD static void planeAxes(int face, int& t1, int& t2) {
-    const int normal = face >> 1;
-    t1 = normal == 0 ? 1 : 0;
-    t2 = normal == 2 ? 1 : 2;
-  }
-  // The slot of the cell at x on the plane of `face`.
-  HOPSIM_HD long long slot(const DomainParams<T>& p, int face, const int x[3]) const {
-    int t1, t2;
-    planeAxes(face, t1, t2);
-    return first[face] + static_cast<long long>(x[t2]) * p.n[t1] + x[t1];
-  }
-};
 
 // The slots of p's inlet and outlet faces, one per cell of each face's plane (no storage yet).
 template <class T>
@@ -270,11 +340,7 @@ HOPSIM_HD void updateBoundaryCell(const DomainParams<T>& p, const std::uint8_t* 
   const auto self = static_cast<long long>(c.self);
   const auto ghost = [&](int face, int i, const int g[3]) {
     if (!open.values) return ghostPopulation<L>(p, flags, load, face, i, g, pos, self);
-    int x0[3];
-    const long long inner = ghostInner(p, flags, g, pos, self, x0);
-    const T* m = open.values + 4 * open.slot(p, face, x0);
-    const T u0[3] = {m[1], m[2], m[3]};
-    return ghostFromInner<L>(p, face, i, g, load(i, inner), m[0], u0);
+    return ghostFromFaceMoments<L>(p, flags, load, open, face, i, g, pos, self);
   };
   gather<L, true, Access::kOpenFaces>(p, flags, load, pos[0], pos[1], pos[2], self, f, onLink, ghost);
   if constexpr (Curved) {

@@ -85,6 +85,7 @@ class CudaLbm final : public LbmBackend {
         openMoments_.values = openValues_.get();
       }
     }
+    openInBulk_ = plan_.openInBulk && wallsInBulk_ && openMoments_.slots && bulk_->takesOpenFaces();
     if (plan_.graphSteps < 2 || plan_.graphSteps % (2 * bulk_->stepsPerLaunch()))
       throw std::logic_error("graphs of " + std::to_string(plan_.graphSteps) + " steps: the planner makes them an "
                              "even number of launches");
@@ -107,7 +108,9 @@ class CudaLbm final : public LbmBackend {
                   block_.x, block_.y);
     std::string out = buf + bulk_->description() + ", " + std::to_string(boundaryCount_) + " boundary cells" +
                       (wallsInBulk_ ? " (" + std::to_string(boundaryCount_ - openCount_) +
-                                          " of them wall cells updated by the bulk kernel)"
+                                          " of them wall cells updated by the bulk kernel" +
+                                          (openInBulk_ ? ", inlet and outlet cells included" : "") +
+                                          " except in steps with obstacle forces)"
                                     : "") +
                       (openMoments_.slots ? ", inlet/outlet face moments in a pass of their own" : "") +
                       (curved_.count ? ", " + std::to_string(curved_.count) +
@@ -721,23 +724,28 @@ class CudaLbm final : public LbmBackend {
   // matter: where the plan says so (KernelPlan::sideStream) the small kernels run, one after the other, on a side
   // stream beside the bulk update, launched first so that their blocks take the first free slots, and the step
   // ends when both streams have. A step with forces leaves the wall cells to the boundary kernel: it credits their
-  // links to the obstacles.
+  // links to the obstacles. Where the bulk update takes the inlet and outlet cells too (openInBulk_), the face
+  // moments they read are computed first, on the step's stream, and only the curved cells are left.
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
-    const StepPart small = walls ? StepPart{nullptr, open_.get(), openCount_, curved_.part()}
-                                 : StepPart{nullptr, boundary_.get(), boundaryCount_, curved_.part()};
+    const bool faces = openInBulk_ && !forces;
+    const StepPart small = faces   ? StepPart{nullptr, nullptr, 0, curved_.part()}
+                           : walls ? StepPart{nullptr, open_.get(), openCount_, curved_.part()}
+                                   : StepPart{nullptr, boundary_.get(), boundaryCount_, curved_.part()};
+    if (faces) launchOpenMoments(st, parity);
     const auto bulk = [&] {
-      if (walls) bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
+      if (faces) bulk_->enqueueWithFaces(st, parity, cls_.get(), flags_.get(), openMoments_);
+      else if (walls) bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
       else bulk_->enqueue(st, parity, cls_.get(), 1);
     };
     if (!plan_.sideStream || (!small.count && !small.curved.count)) {
       bulk();
-      launchPart(st, parity, forces, small);
+      launchPart(st, parity, forces, small, faces);
       return;
     }
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideFork_.get(), st));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(sideStream_.get(), sideFork_.get(), 0));
-    launchPart(sideStream_.get(), parity, forces, small);
+    launchPart(sideStream_.get(), parity, forces, small, faces);
     bulk();
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideJoin_.get(), sideStream_.get()));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(st, sideJoin_.get(), 0));
@@ -745,11 +753,12 @@ class CudaLbm final : public LbmBackend {
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
   // A part without a class array has no bulk launch (the shell's bulk cells go by region). Where the plan keeps the
-  // inlet and outlet face cells' moments, they are computed first, from the populations this step reads.
-  void launchPart(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
+  // inlet and outlet face cells' moments, they are computed first, from the populations this step reads, unless
+  // `momentsDone` (already on the stream before it).
+  void launchPart(cudaStream_t st, int parity, double* forces, const StepPart& part, bool momentsDone = false) const {
     if (part.cls) bulk_->enqueue(st, parity, part.cls, 1);
     if (!part.count && !part.curved.count) return;
-    launchOpenMoments(st, parity);
+    if (!momentsDone) launchOpenMoments(st, parity);
     launchBoundary(st, parity, forces, part);
     launchCurved(st, parity, forces, part.curved);
   }
@@ -863,6 +872,7 @@ class CudaLbm final : public LbmBackend {
   long long boundaryCount_ = 0, openCount_ = 0;
   CurvedCells curved_;  // the cells with interpolated links (class kCellCurved) and their wall distances
   bool wallsInBulk_ = false;  // steps without forces: the bulk update takes the wall cells, open_ the rest
+  bool openInBulk_ = false;   // steps without forces: the bulk update takes the open_ cells too
   // The inlet and outlet face cells' moments, rebuilt each step before the boundary kernel (KernelPlan::openMoments;
   // no slots where the plan does without them).
   OpenFaceMoments<T> openMoments_;

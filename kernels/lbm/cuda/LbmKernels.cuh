@@ -67,6 +67,22 @@ __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
   updateBulkCell<L, Terms>(p, access, c);
 }
 
+// The bulk kernel's pass with two lattices over the bulk, wall and boundary cells: the inlet and outlet face cells
+// too, whose ghost links read the face cells' moments of the step `open` (openMomentsKernel, launched before it).
+// A kernel of its own so that the bulk kernels' code does not change; compiled for FP32 storage on 3-D lattices,
+// and run only when asked (KernelPlan::openInBulk: it measured slower than the boundary kernel beside the bulk one).
+template <class L, class Index, int Terms, class Access, class T>
+__global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
+    bulkFacesKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls, const Access access,
+                    const std::uint8_t* __restrict__ flags, const __grid_constant__ OpenFaceMoments<T> open) {
+  int x, y, z;
+  if (!cellOfThread(p, 0, x, y, z)) return;
+  const auto c = CellCursor<Index>::make(p, x, y, z);
+  const std::uint8_t k = cls[c.self];
+  if (k == kCellBulk || isWallCell(k) || k == kCellBoundary)
+    updateCellWithWalls<L, Terms, true>(p, flags, access, c, k, open);
+}
+
 // The fluid cells next to a face or a solid cell, from a list (64-bit indices: few cells, one instantiation).
 template <class L, class Access, class T>
 __global__ void __launch_bounds__(kBoundaryBlockThreads)

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernels/lbm/cuda/BulkStep.cuh"
 
@@ -11,6 +12,8 @@ namespace hopsim::lbm {
 
 template <class L, class S>
 class PortableBulk final : public BulkStep<L, S> {
+  using T = typename PopulationStorage<S>::Arith;
+
  public:
   // `halfPairs`: the plan's KernelPlan::halfPairs; it only changes FP16 storage with two lattices.
   PortableBulk(const BulkTarget<L, S>& target, bool halfPairs)
@@ -31,11 +34,32 @@ class PortableBulk final : public BulkStep<L, S> {
     else launch<unsigned>(st, parity, cls, flags);
   }
 
+  // Two lattices, one cell per thread, 32-bit indices, FP32 storage on a 3-D lattice: the case measured (the
+  // kernel is compiled for it alone, KernelPlan::openInBulk).
+  bool takesOpenFaces() const override {
+    return kOpenFacesCompiled && !t_.inPlace && !pairs_ && !t_.wide;
+  }
+
+  void enqueueWithFaces(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* flags,
+                        const OpenFaceMoments<T>& open) const override {
+    if (!takesOpenFaces()) throw std::logic_error("this bulk update does not update inlet and outlet cells");
+    if constexpr (kOpenFacesCompiled) {
+      t_.template withTwoLatticeAccess<unsigned>(parity, [&](const auto access) {
+        withCollisionTerms(t_.p, [&]<int Terms>() {
+          bulkFacesKernel<L, unsigned, Terms><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, flags, open);
+          HOPSIM_CUDA_CHECK_LAUNCH("bulkFacesKernel");
+        });
+      });
+    }
+  }
+
   std::string description() const override {
     return pairs_ ? "2 cells/thread (portable bulk kernel)" : "1 cell/thread (portable bulk kernel)";
   }
 
  private:
+  static constexpr bool kOpenFacesCompiled = std::is_same_v<S, float> && L::D == 3;
+
   // wallFlags: the cell flags when the wall cells are updated too, else null.
   template <class Index>
   void launch(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* wallFlags) const {

@@ -1,7 +1,7 @@
 // The CUDA backend's per-cell code (kernels/lbm/cuda/CellUpdate.cuh) driven by plain host loops: checks the
 // in-place AA layout, the bulk/boundary split, the wall cells in the bulk pass (wallsInBulk, two lattices), the
-// inlet and outlet face cells' moments computed once per step (openMoments, two lattices; on by default here), the
-// curved cells of interpolated bounce-back (two lattices) and FP16 storage on machines without a GPU. A slot of the
+// inlet and outlet face cells' moments computed once per step (openMoments, two lattices; on by default here) and
+// those cells in the bulk pass too (openInBulk, with both of the former), the curved cells of interpolated bounce-back (two lattices) and FP16 storage on machines without a GPU. A slot of the
 // AA array is read and written by one cell only, so a sequential sweep computes what the parallel kernel computes.
 #pragma once
 
@@ -23,9 +23,10 @@ class HostCellUpdateRunner final : public LbmBackend {
   using T = typename Store::Arith;
 
  public:
-  HostCellUpdateRunner(const LbmSetup& s, bool inPlace, bool wallsInBulk = false, bool openMoments = true)
+  HostCellUpdateRunner(const LbmSetup& s, bool inPlace, bool wallsInBulk = false, bool openMoments = true,
+                       bool openInBulk = false)
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), cls_(s.flags.size()), inPlace_(inPlace),
-        wallsInBulk_(wallsInBulk && !inPlace), forces_(3 * std::max(1, s.obstacles), 0.0), obstacles_(s.obstacles) {
+        wallsInBulk_(wallsInBulk && !inPlace), openInBulk_(openInBulk && wallsInBulk_ && openMoments), forces_(3 * std::max(1, s.obstacles), 0.0), obstacles_(s.obstacles) {
     const std::size_t n = flags_.size();
     f_[0].assign(L::Q * n, S(0.0f));
     if (!inPlace) f_[1].assign(L::Q * n, S(0.0f));
@@ -63,9 +64,16 @@ class HostCellUpdateRunner final : public LbmBackend {
                             open_, k);
       forEachCell([&](const CellCursor<Index>& c) {
         const std::uint8_t kind = cls_[c.self];
-        // As CudaLbm::enqueueStep: wall cells in the bulk pass except in a step with forces.
+        // As CudaLbm::enqueueStep: wall cells (and inlet and outlet cells) in the bulk pass except in a step
+        // with forces.
         const auto update = [&](const auto& access) {
           if constexpr (IsTwoLattice<std::decay_t<decltype(access)>>::value) {
+            if (kind == kCellBoundary && openInBulk_ && !forces) {
+              withCollisionTerms(p_, [&]<int Terms>() {
+                updateCellWithWalls<L, Terms, true>(p_, flags_.data(), access, c, kind, open_);
+              });
+              return;
+            }
             if (isWallCell(kind) && wallsInBulk_ && !forces) {
               withCollisionTerms(p_, [&]<int Terms>() {
                 updateCellWithWalls<L, Terms>(p_, flags_.data(), access, c, kind);
@@ -148,6 +156,7 @@ class HostCellUpdateRunner final : public LbmBackend {
   std::vector<std::uint8_t> flags_, cls_;
   bool inPlace_;
   bool wallsInBulk_;
+  bool openInBulk_;
   std::vector<S> f_[2];
   std::vector<double> forces_;
   int obstacles_;
