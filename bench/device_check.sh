@@ -36,6 +36,15 @@ run() { local name=$1 limit=$2; shift 2
         local s=$SECONDS; timeout "$limit" "$@" > "$R/$name.log" 2>&1
         echo "$name: exit $? in $((SECONDS - s)) s" | tee -a "$R/status.txt"; }
 B="build/hopsim bench"
+# One step of a case under ncu: each kernel's time, DRAM bytes, warp instructions, warps active and registers.
+NCU_STEP="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread"
+# The reference rows of a bounded-case group PREFIX: the 3-D cavity and the periodic D3Q19 box at 256^3, FP32.
+references() {
+  run "$1_cavity3d_256_single" 45 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
+    --json "$R/$1_cavity3d_256_single.json"
+  run "$1_periodic_d3q19_single" 45 $B bench/lbm_d3q19_256_single.yaml --kernels portable --repeats 5 \
+    --json "$R/$1_periodic_d3q19_single.json"
+}
 # OLD_SRC=old.tar: the source of an earlier commit (git archive), built here once (hopsim only, same configuration)
 # into /tmp/old/prebuilt/hopsim, where the `archbench` group finds it for the old-vs-new benchmarks of one call. It
 # stays there while the machine is warm; OLD=old.tgz (bench/prebuild.sh at that commit) unpacks a binary instead.
@@ -254,15 +263,11 @@ openmoments|openmoments2)
     done
   done
   if [ $round = 1 ]; then
-    run om_cavity3d_256_single 45 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
-      --json "$R/om_cavity3d_256_single.json"
-    run om_periodic_d3q19_single 45 $B bench/lbm_d3q19_256_single.yaml --kernels portable --repeats 5 \
-      --json "$R/om_periodic_d3q19_single.json"
+    references om
   else
-    NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread"
     for p in single half; do
       for m in 1 0; do
-        run "ncu_om_channel3d_${p}_m$m" 60 env HOPSIM_LBM_OPEN_MOMENTS=$m $NCU -k "regex:Step|Pair|Moments" -c 6 \
+        run "ncu_om_channel3d_${p}_m$m" 60 env HOPSIM_LBM_OPEN_MOMENTS=$m $NCU_STEP -k "regex:Step|Pair|Moments" -c 6 \
           $B bench/lbm_channel3d_cylinder_single.yaml --set precision=$p --kernels portable --steps 8 --repeats 1
       done
     done
@@ -288,14 +293,10 @@ openbulk|openbulk2)
       run "ob_channel3d_half_w$w" 45 env HOPSIM_LBM_WALLS_IN_BULK=$w $B bench/lbm_channel3d_cylinder_single.yaml \
         --set precision=half --kernels portable --repeats 5 --json "$R/ob_channel3d_half_w$w.json"
     done
-    run ob_cavity3d_256_single 45 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
-      --json "$R/ob_cavity3d_256_single.json"
-    run ob_periodic_d3q19_single 45 $B bench/lbm_d3q19_256_single.yaml --kernels portable --repeats 5 \
-      --json "$R/ob_periodic_d3q19_single.json"
+    references ob
   else
-    NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread"
     for o in 1 0; do
-      run "ncu_ob_channel3d_o$o" 60 env HOPSIM_LBM_OPEN_IN_BULK=$o $NCU -k "regex:Step|Faces|Moments" -c 6 \
+      run "ncu_ob_channel3d_o$o" 60 env HOPSIM_LBM_OPEN_IN_BULK=$o $NCU_STEP -k "regex:Step|Faces|Moments" -c 6 \
         $B bench/lbm_channel3d_cylinder_single.yaml --kernels portable --steps 8 --repeats 1
     done
     run ob2_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
