@@ -899,15 +899,15 @@ class CudaLbm final : public LbmBackend {
   int parity_ = 0;  // launches done mod 2: which array is current (two lattices) or the AA state (in place)
 };
 
-// Builds the backend for one lattice in the storage the setup asks for.
-template <class L>
-std::unique_ptr<LbmBackend> makeCudaLbmFor(const LbmSetup& s, const DevicePlan& plan) {
-  switch (s.precision) {
-    case Precision::Single: return std::make_unique<CudaLbm<L, float>>(s, plan);
-    case Precision::Double: return std::make_unique<CudaLbm<L, double>>(s, plan);
-    case Precision::Half: return std::make_unique<CudaLbm<L, __half>>(s, plan);
-  }
-  throw std::logic_error("unknown precision");
+// The backend for lattice K in storage P (declared in CudaLbmFactory.h; each pair is instantiated in a .cu file of
+// its own).
+template <LatticeKind K, Precision P>
+std::unique_ptr<LbmBackend> makeCudaLbm(const LbmSetup& s, const DevicePlan& plan) {
+  using L = std::conditional_t<K == LatticeKind::D2Q9, D2Q9, std::conditional_t<K == LatticeKind::D3Q19, D3Q19, D3Q27>>;
+  using S =
+      std::conditional_t<P == Precision::Single, float, std::conditional_t<P == Precision::Double, double, __half>>;
+  static_assert(L::kind == K);
+  return std::make_unique<CudaLbm<L, S>>(s, plan);
 }
 
 }  // namespace hopsim::lbm

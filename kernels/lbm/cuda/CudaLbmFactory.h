@@ -1,4 +1,6 @@
-// Entry points of the CUDA LBM backend, one per lattice (each in its own .cu file to keep compile units small).
+// Entry points of the CUDA LBM backend, one per lattice and storage precision, each compiled in its own .cu file
+// (kernels/lbm/cuda/CudaLbm<lattice><precision>.cu): the nine instantiations of CudaLbm are the longest compiles of
+// the build, and apart they keep every core of a parallel build busy.
 #pragma once
 
 #include <memory>
@@ -8,9 +10,8 @@
 
 namespace hopsim::lbm {
 
-// The backend on GPU plan.gpu with the bulk update of plan.lbm, in the storage the setup asks for.
-std::unique_ptr<LbmBackend> makeCudaLbmD2Q9(const LbmSetup& setup, const DevicePlan& plan);
-std::unique_ptr<LbmBackend> makeCudaLbmD3Q19(const LbmSetup& setup, const DevicePlan& plan);
-std::unique_ptr<LbmBackend> makeCudaLbmD3Q27(const LbmSetup& setup, const DevicePlan& plan);
+// The backend on GPU plan.gpu with the bulk update of plan.lbm, for lattice K in storage P.
+template <LatticeKind K, Precision P>
+std::unique_ptr<LbmBackend> makeCudaLbm(const LbmSetup& setup, const DevicePlan& plan);
 
 }  // namespace hopsim::lbm
