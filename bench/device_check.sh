@@ -401,6 +401,29 @@ obsfold)
   run of_run1000 60 build/hopsim run $C22 --set output.observables.every=1000 --set output.every=0 --output /tmp/of1000
   run of_bench 60 build/hopsim bench bench/lbm_cavity3d_256_single.yaml --repeats 5 --json "$R/of_bench.json"
   rm -rf /tmp/of10 /tmp/of1 /tmp/of1000 ;;
+sampled)
+  # Issue 22: the observables summed in the sampled step's bulk kernel (KernelPlan::sampleInStep). Its GPU test;
+  # the issue's case (cavity 256^3 FP32, 1000 steps, no fields) with observables every step, every 10 and once,
+  # summed in the step and by the observables kernel's pass (HOPSIM_LBM_SAMPLE_IN_STEP=0), in two rounds of
+  # opposite order beside the update alone (`hopsim bench`); ncu of two sampled steps and two plain ones.
+  run ss_test 150 $T "CUDA LBM: observables summed in the sampled step are bitwise the separate pass's"
+  C22="bench/lbm_cavity3d_256_single.yaml --set run.steps=1000 --set output.every=0"
+  for round in 1 2; do
+    order="1 0"; [ $round = 2 ] && order="0 1"
+    for e in 1 10 1000; do for i in $order; do
+      run "ss_run${e}_s${i}_$round" 60 env HOPSIM_LBM_SAMPLE_IN_STEP=$i build/hopsim run $C22 \
+        --set output.observables.every=$e --output /tmp/ss
+      cp /tmp/ss/run.json "$R/ss_run${e}_s${i}_$round.json" 2>/dev/null; rm -rf /tmp/ss
+    done; done
+    run "ss_bench_$round" 60 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
+      --json "$R/ss_bench_$round.json"
+  done
+  run ncu_ss 120 $NCU_STEP -k "regex:bulk|observ|fold" -c 12 build/hopsim run $C22 --set run.steps=4 \
+    --set output.observables.every=2 --output /tmp/ss_ncu ;;
+sanitize)
+  # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
+  run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
+  run racecheck 150 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[sanitize]" ;;
 mdthermo)
   # Issue 22, MD thermo every step (17.6% slower than every 10 on 2026-12-01): the same run with thermo every 1, 2
   # and 10 (no frames), and ncu of the force kernel with and without the energy sums (thermo every 2: one of each);

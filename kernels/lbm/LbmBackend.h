@@ -125,6 +125,14 @@ class LbmBackend {
     out.swap(samples_);
     return out;
   }
+  // advance(), then sampleObservables() of the state it leaves. Where samplesInStep(), the last step computes the
+  // sample itself, sparing the pass over the state that sampleObservables() makes (the CUDA backend: a variant of
+  // its bulk kernel sums the observables as it stores the populations); the sample's values are the same bitwise.
+  virtual bool samplesInStep() const { return false; }
+  virtual void advanceSampled(long long steps, bool forcesOnLastStep) {
+    advance(steps, forcesOnLastStep);
+    sampleObservables();
+  }
   // Obstacle forces alike: sampleForces() queues those of the last step that computed forces (advance() with
   // forcesOnLastStep), readForces() returns the samples queued since the last read, in order, each as
   // obstacleForces() would have returned it. Read before either ring is full.

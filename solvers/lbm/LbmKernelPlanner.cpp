@@ -157,6 +157,7 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   const bool openAsked = o.openInBulk == 1 || (o.openInBulk < 0 && openInBulkMeasuredFaster(s));
   k.openInBulk = openAsked && k.openMoments && k.wallsInBulk;
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
+  k.sampleInStep = o.sampleInStep != 0 && !s.domain.hasGhosts();
   if (plan.backend != Backend::Cuda) return;
 
   const int cc = computeCapability(plan.gpu);

@@ -464,15 +464,20 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
       long long stop = target;
       for (long long every : {obsEvery, static_cast<long long>(fr.every)})
         if (every > 0) stop = std::min(stop, nextMultiple(at, every));
+      const bool rowDue = (obsEvery > 0 && stop % obsEvery == 0) || stop == total;
+      // The state fields are written from is checked first, so that the last files stay good.
+      const bool sampleDue = rowDue || (stop == target && fieldsDue);
+      // Where the last step samples as it goes, the sample is part of the update's time.
+      const bool sampledInStep = sampleDue && sim.samplesInStep();
       {
         ScopedPhase t(timers, kUpdate);
-        sim.advance(stop - at, forcesAt(stop));
+        if (sampledInStep) sim.advanceSampled(stop - at, forcesAt(stop));
+        else sim.advance(stop - at, forcesAt(stop));
       }
       at = stop;
       if (forcesAt(at)) sampleForces(at);
-      const bool rowDue = (obsEvery > 0 && at % obsEvery == 0) || at == total;
-      // The state fields are written from is checked first, so that the last files stay good.
-      if (rowDue || (at == target && fieldsDue)) sample(at, rowDue);
+      if (sampledInStep) samples.push_back({at, rowDue});
+      else if (sampleDue) sample(at, rowDue);
     }
     {
       // The update's time ends when the GPU has done it, not when its launches are queued. (On a GPU the

@@ -450,6 +450,16 @@ void LbmSimulation::advance(long long steps, bool forcesOnLastStep) {
   step_ += steps;
 }
 
+void LbmSimulation::advanceSampled(long long steps, bool forcesOnLastStep) {
+  if (steps <= 0 || decomposed()) {
+    advance(steps, forcesOnLastStep);
+    sampleObservables();
+    return;
+  }
+  backend_->advanceSampled(steps, forcesOnLastStep);
+  step_ += steps;
+}
+
 void LbmSimulation::exchangeHalo() {
   if (!decomposed()) return;
   const auto t0 = std::chrono::steady_clock::now();

@@ -89,6 +89,11 @@ class LbmSimulation {
   // samples queued since the last read in order, reduced over the ranks (collective; one reduction for the batch).
   // At most observableRingCapacity() samples between two reads.
   void sampleObservables() { backend_->sampleObservables(); }
+  // Whether advanceSampled() samples within its last step (one rank only; LbmBackend::samplesInStep), which then
+  // belongs to the update's time rather than to the observables'.
+  bool samplesInStep() const { return !decomposed() && backend_->samplesInStep(); }
+  // advance(), then sampleObservables().
+  void advanceSampled(long long steps, bool forcesOnLastStep);
   std::vector<Observables> readObservables();
   int observableRingCapacity() const { return backend_->observableRingCapacity(); }
   // Forces alike (LbmBackend::sampleForces): the last force step's, summed over the ranks when read (collective).

@@ -77,6 +77,19 @@ class BulkStep {
     throw std::logic_error("this bulk update does not update inlet and outlet cells");
   }
 
+  // Whether enqueueSampled() can make a sampled step.
+  virtual bool takesSamples() const { return false; }
+
+  // One step like enqueueWithWalls() (`wallFlags` given) or enqueue() (null), that also leaves the per-block partial
+  // sums of the observables of the state it makes in `partials`, as observablesKernel would after it (the owned
+  // fluid cells of `ownedFlags`; bulkSampleKernel). The step's boundary and curved cells must be done before it, on
+  // `stream`: their observables are read back. Only where takesSamples().
+  virtual void enqueueSampled(cudaStream_t /*stream*/, int /*parity*/, const std::uint8_t* /*cls*/,
+                              const std::uint8_t* /*wallFlags*/, const std::uint8_t* /*ownedFlags*/,
+                              double* /*partials*/) const {
+    throw std::logic_error("this bulk update does not sample");
+  }
+
   // Steps per launch where every cell is bulk: graphs hold an even number of such launches.
   virtual int stepsPerLaunch() const { return 1; }
 

@@ -92,10 +92,19 @@ struct BoundaryCell {
   int x, y, z;
 };
 
+// What updateBulkCell() and updateCellWithWalls() hand a cell's post-collision populations to once their stores
+// are issued: nothing in the plain steps (the call compiles to nothing), the observables' sums in a sampled step
+// (ObservablesSink, LbmKernels.cuh).
+struct NoSink {
+  template <class T>
+  HOPSIM_HD void operator()(const T*) const {}
+};
+
 // Fused pull-stream + collide update of a bulk cell: no flags, no faces, all loads issued before any arithmetic
 // so that the latency of the Q independent reads overlaps. Terms: the collision's optional terms (collideWith).
-template <class L, int Terms, class Access, class T, class Index>
-HOPSIM_HD void updateBulkCell(const DomainParams<T>& p, const Access& acc, const CellCursor<Index>& c) {
+template <class L, int Terms, class Sink = NoSink, class Access, class T, class Index>
+HOPSIM_HD void updateBulkCell(const DomainParams<T>& p, const Access& acc, const CellCursor<Index>& c,
+                              const Sink& sink = {}) {
   T f[L::Q];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = acc.pull(i, c);
@@ -105,6 +114,7 @@ HOPSIM_UNROLL
   const CellCursor<Index> d = c.forgotten();
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);
+  sink(f);
 }
 
 // The links of a wall cell that bounce back (bit i: population i comes back off a wall or a solid cell) and,
@@ -234,10 +244,10 @@ HOPSIM_UNROLL
 // for a bulk one. Faces: boundary cells too (class kCellBoundary, links to inlet or outlet ghost nodes), whose ghost
 // links read the face cells' moments `open` of this step (boundaryCellLinks): updateBoundaryCell()'s arithmetic with
 // those moments.
-template <class L, int Terms, bool Faces = false, class S, class T, class Index>
+template <class L, int Terms, bool Faces = false, class Sink = NoSink, class S, class T, class Index>
 HOPSIM_HD void updateCellWithWalls(const DomainParams<T>& p, const std::uint8_t* flags,
                                    const TwoLatticeStep<L, S, Index>& acc, const CellCursor<Index>& c, std::uint8_t k,
-                                   const OpenFaceMoments<T>& open = {}) {
+                                   const OpenFaceMoments<T>& open = {}, const Sink& sink = {}) {
   T f[L::Q];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = acc.pull(i, c);
@@ -262,6 +272,7 @@ HOPSIM_UNROLL
   const CellCursor<Index> d = c.forgotten();
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);
+  sink(f);
 }
 
 // Calls launch.template operator()<Terms>() with Terms = collisionTerms(p.collision): the bulk update's

@@ -145,6 +145,31 @@ class CudaLbm final : public LbmBackend {
     }
   }
 
+  // Where the plan asks for it (KernelPlan::sampleInStep): one rank, the portable bulk update in a shape its
+  // sampling kernel is compiled for, no enstrophy (it needs the neighbours' velocities) and the face cells in the
+  // boundary kernel.
+  bool samplesInStep() const override {
+    return plan_.sampleInStep && bulk_->takesSamples() && !p_.hasGhosts() && !vorticity() && !openInBulk_;
+  }
+
+  // The last step's bulk kernel sums the observables as it stores (enqueueSampledStep), into the partials that
+  // observablesKernel would have left after it; the fold into the ring is sampleObservables()'s.
+  void advanceSampled(long long steps, bool forcesOnLastStep) override {
+    if (steps <= 0 || !samplesInStep()) {
+      LbmBackend::advanceSampled(steps, forcesOnLastStep);
+      return;
+    }
+    joinStreams();
+    const bool forces = forcesOnLastStep && obstacles_ > 0;
+    runPlain(steps - 1);
+    double* slot = nextRingSlot();
+    if (forces) forces_.zero(stream_.get());
+    enqueueSampledStep(stream_.get(), parity_, forces ? forces_.get() : nullptr);
+    parity_ ^= 1;
+    foldObservables(partials_.get(), blocks(), foldScratch_.get(), slot, stream_.get());
+    ++ringCount_;
+  }
+
   double timeSteps(long long steps) override {
     joinStreams();
     start_.record(stream_.get());
@@ -729,9 +754,7 @@ class CudaLbm final : public LbmBackend {
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
     const bool faces = openInBulk_ && !forces;
-    const StepPart small = faces   ? StepPart{nullptr, nullptr, 0, curved_.part()}
-                           : walls ? StepPart{nullptr, open_.get(), openCount_, curved_.part()}
-                                   : StepPart{nullptr, boundary_.get(), boundaryCount_, curved_.part()};
+    const StepPart small = smallPart(walls, faces);
     if (faces) launchOpenMoments(st, parity);
     const auto bulk = [&] {
       if (faces) bulk_->enqueueWithFaces(st, parity, cls_.get(), flags_.get(), openMoments_);
@@ -749,6 +772,22 @@ class CudaLbm final : public LbmBackend {
     bulk();
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideJoin_.get(), sideStream_.get()));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(st, sideJoin_.get(), 0));
+  }
+
+  // The cells of a step outside the bulk kernel's pass: the curved cells, and the boundary cells unless the bulk
+  // kernel takes the wall cells (`walls`: then the inlet and outlet cells) or those too (`faces`: none).
+  StepPart smallPart(bool walls, bool faces) const {
+    if (faces) return {nullptr, nullptr, 0, curved_.part()};
+    if (walls) return {nullptr, open_.get(), openCount_, curved_.part()};
+    return {nullptr, boundary_.get(), boundaryCount_, curved_.part()};
+  }
+
+  // enqueueStep() with the sample of the state it leaves in partials_: the boundary and curved cells first, on the
+  // same stream, then the bulk kernel's sampling variant, which reads their new populations back.
+  void enqueueSampledStep(cudaStream_t st, int parity, double* forces) const {
+    const bool walls = wallsInBulk_ && !forces;
+    launchPart(st, parity, forces, smallPart(walls, false));
+    bulk_->enqueueSampled(st, parity, cls_.get(), walls ? flags_.get() : nullptr, ownedFlags(), partials_.get());
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).

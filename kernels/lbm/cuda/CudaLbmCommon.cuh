@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -97,11 +98,11 @@ static void foldObservables(const double* partials, long long blocks, double* sc
   HOPSIM_CUDA_CHECK_LAUNCH("foldPartialsKernel (last level)");
 }
 
-// The observables of folded values (kObservables of them: sum (rho - 1), kinetic energy, max speed, fluid cells,
+// The observables of folded values (kObservables of them: sum (rho - 1), kinetic energy, max u^2, fluid cells,
 // enstrophy); the enstrophy is NaN where the kernel could not compute it (`vorticity` false).
 static Observables observablesOf(const double* folded, bool vorticity) {
-  return {folded[3] + folded[0], folded[1], folded[2],
-          vorticity ? folded[4] : std::numeric_limits<double>::quiet_NaN()};
+  return {folded[kFluidCellsObservable] + folded[0], folded[1], std::sqrt(folded[kMaxObservable]),
+          vorticity ? folded[kEnstrophyObservable] : std::numeric_limits<double>::quiet_NaN()};
 }
 
 // Folds the partials and returns the observables, through `result` on the device and `host` (at least

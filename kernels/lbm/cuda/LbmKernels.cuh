@@ -155,56 +155,60 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   u[3 * o + 2] = v[2];
 }
 
-// The observables summed over cells: sum (rho - 1), sum rho u^2/2, max |u|, fluid cells, sum |curl u|^2 / 2.
-// Index kMaxObservable is a maximum, the others sums.
+// The observables folded over cells: sum (rho - 1), sum rho u^2/2, max u^2 (the square of the speed: its root is
+// taken once, on the host; the root of the largest square is the largest root, bitwise, the root being correctly
+// rounded and monotonic), fluid cells, sum |curl u|^2 / 2. Index kMaxObservable is a maximum, the others sums.
 constexpr int kObservables = 5;
 constexpr int kMaxObservable = 2;
+constexpr int kFluidCellsObservable = 3;
+constexpr int kEnstrophyObservable = 4;
 
-// Folds b into a, observable k: the maximum speed by fmax, the others by addition.
+// Folds b into a, observable k: the maximum by fmax, the others by addition.
 __device__ __forceinline__ double foldObservable(int k, double a, double b) {
   return k == kMaxObservable ? fmax(a, b) : a + b;
 }
 
-// Folds each thread's observables `v` over its block, in a fixed order (deterministic), into partials[kObservables
-// x block]; `scratch`: shared memory for kObservables x the block's threads (a power of two). Every thread of the
-// block calls it. Blocks of whole warps reduce by shuffles within each warp and one barrier, instead of a tree of
-// eight barriers in shared memory; other blocks by that tree.
-__device__ inline void reduceBlockObservables(const double v[kObservables], double* scratch, double* partials) {
+// Observable k of lanes [0, 2 x first) of the warp folded into lane 0 by shuffles, in a fixed order.
+__device__ __forceinline__ double foldWarp(int k, double w, int first = 16) {
+  for (int offset = first; offset > 0; offset /= 2)
+    w = foldObservable(k, w, __shfl_down_sync(0xffffffffu, w, offset));
+  return w;
+}
+
+// Folds the threads' observables `v` over the block, in a fixed order (deterministic), into partials[kObservables
+// x block]: each warp by shuffles, then warp 0 over the warps' results in `scratch` (shared memory, kObservables x
+// warps), with one barrier; warp 0's folds take three steps (8 warps at most: 0 is neutral for the lanes beyond, so
+// the steps of 16 and 8 lanes would change nothing), the block's other warps having left. Blocks of whole warps
+// (the kernels' blocks have 64, 128 or 256 threads); every thread of the block calls it. Cells: v holds the
+// thread's cell's values; the fluid cells are counted from `fluid` by the barrier itself, not shuffled, and the
+// enstrophy is folded only where `enstrophy` (0 otherwise). Otherwise v holds partials, all five folded (`fluid`
+// and `enstrophy` unused).
+template <bool Cells>
+__device__ inline void reduceBlockObservables(double v[kObservables], bool fluid, bool enstrophy, double* scratch,
+                                              double* partials) {
   const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  const int threads = static_cast<int>(blockDim.x * blockDim.y);
+  const int warps = static_cast<int>(blockDim.x * blockDim.y) / 32;
+  const int lane = t % 32, warp = t / 32;
   const long long block = (static_cast<long long>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-  if (threads % 32 == 0) {
-    double w[kObservables];
-    for (int k = 0; k < kObservables; ++k) w[k] = v[k];
-    const auto fold = [&]() {
-      for (int offset = 16; offset > 0; offset /= 2)
+  bool folded[kObservables];
 #pragma unroll
-        for (int k = 0; k < kObservables; ++k) w[k] = foldObservable(k, w[k], __shfl_down_sync(0xffffffffu, w[k], offset));
-    };
-    fold();
-    const int lane = t % 32, warp = t / 32, warps = threads / 32;
-    if (lane == 0)
-      for (int k = 0; k < kObservables; ++k) scratch[k * warps + warp] = w[k];
-    __syncthreads();
-    if (warp == 0) {
-      // 0 is neutral for the sums and for the maximum speed.
-      for (int k = 0; k < kObservables; ++k) w[k] = lane < warps ? scratch[k * warps + lane] : 0.0;
-      fold();
-      if (lane == 0)
-        for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = w[k];
-    }
-    return;
+  for (int k = 0; k < kObservables; ++k)
+    folded[k] = !Cells || (k != kFluidCellsObservable && (k != kEnstrophyObservable || enstrophy));
+#pragma unroll
+  for (int k = 0; k < kObservables; ++k) {
+    if (!folded[k]) continue;
+    v[k] = foldWarp(k, v[k]);
+    if (lane == 0) scratch[k * warps + warp] = v[k];
   }
-  for (int k = 0; k < kObservables; ++k) scratch[k * threads + t] = v[k];
-  __syncthreads();
-  for (int half = threads / 2; half > 0; half /= 2) {
-    if (t < half)
-      for (int k = 0; k < kObservables; ++k)
-        scratch[k * threads + t] = foldObservable(k, scratch[k * threads + t], scratch[k * threads + t + half]);
-    __syncthreads();
-  }
-  if (t == 0)
-    for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = scratch[k * threads];
+  const int fluidCells = __syncthreads_count(fluid);
+  if (warp != 0) return;
+#pragma unroll
+  for (int k = 0; k < kObservables; ++k)
+    if (folded[k]) v[k] = foldWarp(k, lane < warps ? scratch[k * warps + lane] : 0.0, kMaxBlockThreads / 64);
+  if (lane != 0) return;
+#pragma unroll
+  for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = folded[k] ? v[k] : 0.0;
+  if (Cells) partials[kObservables * block + kFluidCellsObservable] = fluidCells;
 }
 
 // |curl u|^2 / 2 at the fluid cell `c` with velocity u (Vorticity.h), from the moments of its axis neighbours that
@@ -233,6 +237,38 @@ __device__ double cellHalfVorticitySquared(const DomainParams<T>& p, const View&
   return halfVorticitySquared(g);
 }
 
+// One fluid cell's sums and maximum, v[0..2], from its stored post-collision populations f as the state holds them
+// (read back, or rounded to the storage type); u: its velocity. The observables kernel and the sampled bulk step
+// both sum through here.
+template <class L, class T>
+__device__ __forceinline__ void cellObservables(const DomainParams<T>& p, const T (&f)[L::Q], T u[3],
+                                                double v[kObservables]) {
+  // The moments as moments<L>() sums them, but without its products by the zero velocity components (they add
+  // +-0: the same sums but for the sign of an exact zero, which u^2 does not see) and with +-f for the others; the
+  // loops unrolled, the branches are on constants. Summing rho - 1 keeps the mass balance accurate to round-off of
+  // the deviations, not of 1 (as the CPU does).
+  T drho = T(0), j[3] = {T(0), T(0), T(0)};
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) {
+    drho += f[i];
+HOPSIM_UNROLL
+    for (int a = 0; a < 3; ++a) {
+      if (L::c(i, a) > 0) j[a] += f[i];
+      else if (L::c(i, a) < 0) j[a] -= f[i];
+    }
+  }
+  const T rho = T(1) + drho;
+  const T inv = T(1) / rho;
+  const T* F = p.collision.force;
+  u[0] = (j[0] - T(0.5) * F[0]) * inv;
+  u[1] = (j[1] - T(0.5) * F[1]) * inv;
+  u[2] = (j[2] - T(0.5) * F[2]) * inv;
+  const double u2 = double(u[0]) * u[0] + double(u[1]) * u[1] + double(u[2]) * u[2];
+  v[0] = double(drho);
+  v[1] = 0.5 * double(rho) * u2;
+  v[2] = u2;
+}
+
 // Per-block partial sums of the observables of the current state (reduceBlockObservables). `ownedFlags` marks the
 // owned fluid cells, `flags` every fluid cell of the box; `vorticity` false (the enstrophy cannot be known) leaves
 // the enstrophy 0.
@@ -240,41 +276,98 @@ template <class L, class Index, class View, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     observablesKernel(const __grid_constant__ DomainParams<T> p, const View view, const std::uint8_t* ownedFlags,
                       const std::uint8_t* flags, bool vorticity, double* partials) {
-  __shared__ double scratch[kObservables * kMaxBlockThreads];
+  __shared__ double scratch[kObservables * kMaxBlockThreads / 32];
   double v[kObservables] = {0, 0, 0, 0, 0};
+  bool fluid = false;
   int x, y, z;
   if (cellOfThread(p, 0, x, y, z)) {
     const auto c = CellCursor<Index>::make(p, x, y, z);
-    if (ownedFlags[c.self] == kFluid) {
-      T drho, rho, u[3];
-      cellMoments<L>(p, view, c, drho, rho, u);
-      const double u2 = double(u[0]) * u[0] + double(u[1]) * u[1] + double(u[2]) * u[2];
-      v[0] = double(drho);
-      v[1] = 0.5 * double(rho) * u2;
-      v[2] = sqrt(u2);
-      v[3] = 1;
-      if (vorticity) v[4] = cellHalfVorticitySquared<L>(p, view, flags, c, u);
+    fluid = ownedFlags[c.self] == kFluid;
+    if (fluid) {
+      T f[L::Q], u[3];
+HOPSIM_UNROLL
+      for (int i = 0; i < L::Q; ++i) f[i] = view.read(i, c);
+      cellObservables<L>(p, f, u, v);
+      if (vorticity) v[kEnstrophyObservable] = cellHalfVorticitySquared<L>(p, view, flags, c, u);
     }
   }
-  reduceBlockObservables(v, scratch, partials);
+  reduceBlockObservables<true>(v, fluid, vorticity, scratch, partials);
+}
+
+// The sampled step's sink (updateBulkCell, updateCellWithWalls): a cell's observables from its post-collision
+// populations, rounded to the storage type S first, so that they are what the observables kernel reads back.
+template <class L, class S, class T>
+struct ObservablesSink {
+  const DomainParams<T>& p;
+  double* v;  // kObservables
+  __device__ __forceinline__ void operator()(const T* post) const {
+    T f[L::Q], u[3];
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) {
+      if constexpr (std::is_same_v<S, T>) f[i] = post[i];
+      else f[i] = PopulationStorage<S>::decode(PopulationStorage<S>::encode(post[i]));
+    }
+    cellObservables<L>(p, f, u, v);
+  }
+};
+
+// bulkStepKernel with two lattices, and the sample of the state the step leaves (CudaLbm::advanceSampled): the
+// per-block partials of observablesKernel over the same grid, without its pass over the populations. The cells
+// this kernel updates are summed from their post-collision populations once their stores are issued; the other
+// owned fluid cells (the boundary and curved cells of the step, whose kernels ran before this one) are read back
+// from the new state. The same cells in the same threads, the same arithmetic (cellObservables) and the same fold: the
+// partials of observablesKernel after the step, bitwise (the enstrophy apart, which needs the neighbours and is
+// sampled by observablesKernel). A kernel of its own: sums in the plain kernel cost its steps registers and 2-5%
+// even where they never ran (docs/performance.md).
+template <class L, class Index, int Terms, class S, class T>
+__global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
+    bulkSampleKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls,
+                     const TwoLatticeStep<L, S, Index> access, const std::uint8_t* __restrict__ wallFlags,
+                     const std::uint8_t* __restrict__ ownedFlags, double* partials) {
+  __shared__ double scratch[kObservables * kMaxBlockThreads / 32];
+  double v[kObservables] = {0, 0, 0, 0, 0};
+  bool fluid = false;
+  int x, y, z;
+  if (cellOfThread(p, 0, x, y, z)) {
+    const auto c = CellCursor<Index>::make(p, x, y, z);
+    const std::uint8_t k = cls[c.self];
+    const ObservablesSink<L, S, T> sink{p, v};
+    fluid = true;
+    if (wallFlags && (k == kCellBulk || isWallCell(k))) {
+      updateCellWithWalls<L, Terms, false>(p, wallFlags, access, c, k, {}, sink);
+    } else if (!wallFlags && k == kCellBulk) {
+      updateBulkCell<L, Terms>(p, access, c, sink);
+    } else {
+      fluid = ownedFlags[c.self] == kFluid;
+      if (fluid) {
+        T f[L::Q], u[3];
+HOPSIM_UNROLL
+        for (int i = 0; i < L::Q; ++i)
+          f[i] = PopulationStorage<S>::read(populationSlot(access.dst, i, access.n, c.self));
+        cellObservables<L>(p, f, u, v);
+      }
+    }
+  }
+  reduceBlockObservables<true>(v, fluid, false, scratch, partials);
 }
 
 // Partials folded by one block of foldPartialsKernel: a sample of a 256^3 box (65,536 blocks of partials) folds in
-// 16 blocks, then one. (One block over all of them was a latency-bound loop: 0.05 ms of a sample's 0.42 ms.)
-constexpr long long kPartialsPerFold = 4096;
+// 128 blocks, then one: 6.9 us on the H200, against 13 us in 16 blocks of 4,096 (docs/performance.md). (One block
+// over all of them was a latency-bound loop: 0.05 ms of a sample's 0.42 ms.)
+constexpr long long kPartialsPerFold = 512;
 
 // Block b folds partials [b x kPartialsPerFold, (b + 1) x kPartialsPerFold) of `count` (threads stride over them
 // in a fixed order, then reduceBlockObservables) into out[kObservables x b]. Internal linkage: every lattice's
 // translation unit has its own copy.
 static __global__ void __launch_bounds__(kMaxBlockThreads)
     foldPartialsKernel(const double* partials, long long count, double* out) {
-  __shared__ double scratch[kObservables * kMaxBlockThreads];
+  __shared__ double scratch[kObservables * kMaxBlockThreads / 32];
   const long long first = static_cast<long long>(blockIdx.x) * kPartialsPerFold;
   const long long last = first + kPartialsPerFold < count ? first + kPartialsPerFold : count;
   double v[kObservables] = {0, 0, 0, 0, 0};
   for (long long b = first + threadIdx.x; b < last; b += blockDim.x)
     for (int k = 0; k < kObservables; ++k) v[k] = foldObservable(k, v[k], partials[kObservables * b + k]);
-  reduceBlockObservables(v, scratch, out);
+  reduceBlockObservables<false>(v, false, false, scratch, out);
 }
 
 }  // namespace hopsim::lbm

@@ -53,12 +53,31 @@ class PortableBulk final : public BulkStep<L, S> {
     }
   }
 
+  // Two lattices, one cell per thread, 32-bit indices, FP32 storage: the kernel is compiled for that alone (each
+  // variant is as long to compile as the plain step's); other runs sample with observablesKernel.
+  bool takesSamples() const override { return kSamplesCompiled && !t_.inPlace && !pairs_ && !t_.wide; }
+
+  void enqueueSampled(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* wallFlags,
+                      const std::uint8_t* ownedFlags, double* partials) const override {
+    if (!takesSamples()) throw std::logic_error("this bulk update does not sample");
+    if constexpr (kSamplesCompiled) {
+      t_.template withTwoLatticeAccess<unsigned>(parity, [&](const auto access) {
+        withCollisionTerms(t_.p, [&]<int Terms>() {
+          bulkSampleKernel<L, unsigned, Terms><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, wallFlags, ownedFlags,
+                                                                             partials);
+          HOPSIM_CUDA_CHECK_LAUNCH("bulkSampleKernel");
+        });
+      });
+    }
+  }
+
   std::string description() const override {
     return pairs_ ? "2 cells/thread (portable bulk kernel)" : "1 cell/thread (portable bulk kernel)";
   }
 
  private:
   static constexpr bool kOpenFacesCompiled = std::is_same_v<S, float> && L::D == 3;
+  static constexpr bool kSamplesCompiled = std::is_same_v<S, float>;
 
   // wallFlags: the cell flags when the wall cells are updated too, else null.
   template <class Index>

@@ -1,10 +1,14 @@
 // CUDA LBM backend against the CPU backend on the same small cases after 100 steps: every lattice, precision,
 // collision model, boundary type and layout; FP16 storage against single precision; graphs, timing, errors.
+#include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "CatchCompat.h"
 #include "HaveGpu.h"
@@ -181,6 +185,79 @@ TEST_CASE("CUDA LBM: the boundary passes on a side stream give bitwise the one-s
       }
 }
 
+namespace {
+
+bool sameBits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+// advanceSampled() against advance() and sampleObservables() on two backends of the same case: 40 steps (a graph
+// and single launches), 1, then 9 with forces on the last, each followed by a sample. The samples, the state and
+// the forces agree bitwise (forces to round-off: atomic additions in another order), whether the backend samples
+// in its last step (`inStep`) or falls back to the separate pass.
+void checkSampledSteps(const LbmSetup& s, const DeviceOverrides& o, bool inStep) {
+  std::unique_ptr<LbmBackend> run[2];
+  std::vector<Observables> samples[2];
+  for (int sampled = 0; sampled < 2; ++sampled) {
+    run[sampled] = cuda(s, StreamingLayout::TwoLattice, o);
+    LbmBackend& b = *run[sampled];
+    for (const auto& [steps, forces] : {std::pair{40LL, false}, std::pair{1LL, false}, std::pair{9LL, true}}) {
+      if (sampled) {
+        b.advanceSampled(steps, forces);
+      } else {
+        b.advance(steps, forces);
+        b.sampleObservables();
+      }
+    }
+    samples[sampled] = b.readObservables();
+  }
+  CHECK(run[1]->samplesInStep() == inStep);
+  REQUIRE(samples[0].size() == 3);
+  REQUIRE(samples[1].size() == 3);
+  for (int k = 0; k < 3; ++k) {
+    INFO("sample " << k << ": mass " << samples[0][k].mass << " / " << samples[1][k].mass << ", energy "
+                   << samples[0][k].kineticEnergy << " / " << samples[1][k].kineticEnergy);
+    CHECK(samples[0][k].mass != 0.0);
+    CHECK(sameBits(samples[1][k].mass, samples[0][k].mass));
+    CHECK(sameBits(samples[1][k].kineticEnergy, samples[0][k].kineticEnergy));
+    CHECK(sameBits(samples[1][k].maxSpeed, samples[0][k].maxSpeed));
+    CHECK(sameBits(samples[1][k].enstrophy, samples[0][k].enstrophy));
+  }
+  const Agreement d = compare(*run[0], *run[1], s.flags);
+  CHECK(d.velocityScale > 1e-4);
+  CHECK(d.velocity == 0.0);
+  CHECK(d.density == 0.0);
+  CHECK(d.force <= 1e-12);
+}
+
+}  // namespace
+
+// The sampled step (the bulk kernel summing the observables of the state it leaves as it stores it) on every lattice,
+// boundary type and collision variant, with the wall cells in the bulk kernel or in the boundary kernel: FP32
+// storage samples in the step (the kernel is compiled for it), the other precisions fall back to the separate pass,
+// as do runs that ask for the enstrophy.
+TEST_CASE("CUDA LBM: observables summed in the sampled step are bitwise the separate pass's", "[gpu][lbm]") {
+  if (!haveGpu()) return;
+  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const std::string precision : {"single", "double", "half"})
+      for (const Flow flow : flowsFor(lattice))
+        for (int walls = 0; walls < 2; ++walls) {
+          INFO(lattice << " " << precision << " " << flowName(flow) << (walls ? ", walls in bulk" : ""));
+          DeviceOverrides o;
+          o.wallsInBulk = walls;  // HOPSIM_LBM_WALLS_IN_BULK
+          checkSampledSteps(buildSetup(parseCase(caseYaml(lattice, precision, "trt", flow))), o,
+                            precision == "single");
+        }
+  for (const std::string& collision : collisionModels()) {
+    INFO("D3Q19 single cavity, " << collision);
+    checkSampledSteps(buildSetup(parseCase(caseYaml("D3Q19", "single", collision, Flow::Cavity))), {}, true);
+  }
+  LbmSetup enstrophy = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", Flow::PeriodicForce)));
+  enstrophy.enstrophy = true;  // output.observables.enstrophy: the neighbours' velocities, in the separate pass
+  checkSampledSteps(enstrophy, {}, false);
+  DeviceOverrides separate;
+  separate.sampleInStep = 0;  // HOPSIM_LBM_SAMPLE_IN_STEP
+  checkSampledSteps(buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", Flow::Cavity))), separate, false);
+}
+
 // Bitwise on the host (test_lbm_cell_update_host.cpp); on the GPU the moments come from another kernel
 // (openMomentsKernel), where nvcc may contract their multiply-adds differently: within the CPU-GPU tolerance of each
 // precision, with the deviations printed.
@@ -340,7 +417,7 @@ TEST_CASE("LBM bench on the GPU reports bandwidth, MLUPS and the roofline fracti
 
 // A small 3D case for compute-sanitizer (memcheck, racecheck): both layouts, boundaries, obstacles (interpolated
 // bounce-back included), forces, observables and fields, with and without Smagorinsky LES, and the regularised
-// operator; inlet and outlet cells in the bulk kernel (the channels, FP32). Run alone: hopsim_tests "[sanitize]".
+// operator; inlet and outlet cells in the bulk kernel (the channels, FP32); sampled steps. Run alone: hopsim_tests "[sanitize]".
 TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]") {
   if (!haveGpu()) return;
   std::vector<std::pair<std::string, int>> cases;  // case YAML, obstacles
@@ -359,6 +436,9 @@ TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]"
       const Observables o = g->observables();
       CHECK(std::isfinite(o.mass));
       CHECK(g->obstacleForces().size() == static_cast<std::size_t>(obstacles));
+      g->advanceSampled(2, true);  // the sampling bulk kernel (two lattices)
+      g->advanceSampled(1, false);
+      CHECK(g->readObservables().size() == 2);
     }
   }
 }

@@ -22,7 +22,7 @@ KernelPlan planFor(const std::string& lattice, const std::string& precision, Flo
 
 }  // namespace
 
-TEST_CASE("LBM kernel plan: wall cells, face moments and inlet/outlet cells by the measured rules", "[unit][lbm]") {
+TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells and sampled steps", "[unit][lbm]") {
   // FP16 storage on a 3-D channel: the wall cells in the pair kernel with the face moments in their own pass
   // (measured faster, 18,629 against 17,959 MLUPS), not without them (17,131 against 17,808).
   KernelPlan k = planFor("D3Q19", "half", Flow::Channel);
@@ -49,4 +49,9 @@ TEST_CASE("LBM kernel plan: wall cells, face moments and inlet/outlet cells by t
   CHECK(planFor("D3Q19", "single", Flow::Channel, asked).openInBulk);
   asked.wallsInBulk = 0;
   CHECK(!planFor("D3Q19", "single", Flow::Channel, asked).openInBulk);
+  // Sampled steps sum the observables in the bulk kernel unless told not to.
+  CHECK(planFor("D3Q19", "single", Flow::Cavity).sampleInStep);
+  DeviceOverrides separate;
+  separate.sampleInStep = 0;
+  CHECK(!planFor("D3Q19", "single", Flow::Cavity, separate).sampleInStep);
 }
