@@ -81,20 +81,27 @@ static void initialiseEquilibrium(const DomainParams<T>& p, const LbmSetup& s, d
   }
 }
 
-// Scratch that foldObservables() needs for `blocks` partials (doubles).
-static std::size_t foldScratchSize(long long blocks) {
-  return static_cast<std::size_t>(kObservables * ((blocks + kPartialsPerFold - 1) / kPartialsPerFold));
+// The first level's blocks of foldObservables() for `count` partials: one per kPartialsPerFold partials, at most
+// kPartialsPerFold of them (the second level is one block over their results).
+static long long foldBlocks(long long count) {
+  return std::min((count + kPartialsPerFold - 1) / kPartialsPerFold, kPartialsPerFold);
 }
 
-// Folds the per-block partial sums that observablesKernel left in `partials` into
-// `result` (kObservables values on the device: a ring slot, or the one result) in two levels through `scratch`
-// (foldScratchSize()), in a fixed order (deterministic), without waiting.
-static void foldObservables(const double* partials, long long blocks, double* scratch, double* result,
+// Scratch that foldObservables() needs for `count` partials (doubles).
+static std::size_t foldScratchSize(long long count) {
+  return static_cast<std::size_t>(kObservables * foldBlocks(count));
+}
+
+// Folds the per-block partial sums that observablesKernel (or the sampling bulk kernel) left in `partials`, `count`
+// of them, into `result` (kObservables values on the device: a ring slot, or the one result) in two levels through
+// `scratch` (foldScratchSize()), in a fixed order (deterministic), without waiting.
+static void foldObservables(const double* partials, long long count, double* scratch, double* result,
                             cudaStream_t stream) {
-  const long long folds = (blocks + kPartialsPerFold - 1) / kPartialsPerFold;
-  foldPartialsKernel<<<static_cast<unsigned>(folds), kMaxBlockThreads, 0, stream>>>(partials, blocks, scratch);
+  const long long folds = foldBlocks(count);
+  const long long per = (count + folds - 1) / folds;
+  foldPartialsKernel<<<static_cast<unsigned>(folds), kMaxBlockThreads, 0, stream>>>(partials, count, per, scratch);
   HOPSIM_CUDA_CHECK_LAUNCH("foldPartialsKernel");
-  foldPartialsKernel<<<1, kMaxBlockThreads, 0, stream>>>(scratch, folds, result);
+  foldPartialsKernel<<<1, kMaxBlockThreads, 0, stream>>>(scratch, folds, folds, result);
   HOPSIM_CUDA_CHECK_LAUNCH("foldPartialsKernel (last level)");
 }
 
@@ -107,9 +114,9 @@ static Observables observablesOf(const double* folded, bool vorticity) {
 
 // Folds the partials and returns the observables, through `result` on the device and `host` (at least
 // kObservables values): one host synchronisation.
-static Observables finishObservables(const double* partials, long long blocks, double* scratch, double* result,
+static Observables finishObservables(const double* partials, long long count, double* scratch, double* result,
                                      PinnedBuffer<double>& host, CudaStream& stream, bool vorticity) {
-  foldObservables(partials, blocks, scratch, result, stream.get());
+  foldObservables(partials, count, scratch, result, stream.get());
   HOPSIM_CUDA_CHECK(cudaMemcpyAsync(host.get(), result, kObservables * sizeof(double), cudaMemcpyDeviceToHost,
                                     stream.get()));
   stream.synchronize();

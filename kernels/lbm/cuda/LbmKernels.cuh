@@ -351,19 +351,19 @@ HOPSIM_UNROLL
   reduceBlockObservables<true>(v, fluid, false, scratch, partials);
 }
 
-// Partials folded by one block of foldPartialsKernel: a sample of a 256^3 box (65,536 blocks of partials) folds in
-// 128 blocks, then one: 6.9 us on the H200, against 13 us in 16 blocks of 4,096 (docs/performance.md). (One block
-// over all of them was a latency-bound loop: 0.05 ms of a sample's 0.42 ms.)
+// Partials folded by one block of foldPartialsKernel's first level (foldObservables): a sample of a 256^3 box
+// (65,536 blocks of partials) folds in 128 blocks, then one: 6.9 us on the H200, against 13 us in 16 blocks of
+// 4,096 (docs/performance.md). (One block over all of them was a latency-bound loop: 0.05 ms of a sample's 0.42 ms.)
 constexpr long long kPartialsPerFold = 512;
 
-// Block b folds partials [b x kPartialsPerFold, (b + 1) x kPartialsPerFold) of `count` (threads stride over them
-// in a fixed order, then reduceBlockObservables) into out[kObservables x b]. Internal linkage: every lattice's
-// translation unit has its own copy.
+// Block b folds partials [b x per, (b + 1) x per) of `count` (threads stride over them in a fixed order, then
+// reduceBlockObservables) into out[kObservables x b]. Internal linkage: every lattice's translation unit has its
+// own copy.
 static __global__ void __launch_bounds__(kMaxBlockThreads)
-    foldPartialsKernel(const double* partials, long long count, double* out) {
+    foldPartialsKernel(const double* partials, long long count, long long per, double* out) {
   __shared__ double scratch[kObservables * kMaxBlockThreads / 32];
-  const long long first = static_cast<long long>(blockIdx.x) * kPartialsPerFold;
-  const long long last = first + kPartialsPerFold < count ? first + kPartialsPerFold : count;
+  const long long first = static_cast<long long>(blockIdx.x) * per;
+  const long long last = first + per < count ? first + per : count;
   double v[kObservables] = {0, 0, 0, 0, 0};
   for (long long b = first + threadIdx.x; b < last; b += blockDim.x)
     for (int k = 0; k < kObservables; ++k) v[k] = foldObservable(k, v[k], partials[kObservables * b + k]);

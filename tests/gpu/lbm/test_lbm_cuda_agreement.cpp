@@ -258,6 +258,25 @@ TEST_CASE("CUDA LBM: observables summed in the sampled step are bitwise the sepa
   checkSampledSteps(buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", Flow::Cavity))), separate, false);
 }
 
+// A box of more blocks of partials than the observables' two fold levels of 512 x 512 would reach (8192 x 8200 cells
+// in blocks of 256: 262,400 blocks), at rest: the mass is the fluid cell count exactly, with every block's partial
+// in it, in the separate pass and in a sampled step.
+TEST_CASE("CUDA LBM: the observables of a box of 67M cells count every cell", "[gpu][lbm]") {
+  if (!haveGpu()) return;
+  const LbmSetup s = buildSetup(parseCase(
+      "solver: lbm\nlattice: D2Q9\nprecision: single\ncollision: {model: bgk}\nfluid: {tau: 0.8}\nrun: {steps: 2}\n"
+      "device: {backend: auto}\ndomain: {cells: [8192, 8200], periodic: [x, y]}\n"
+      "initial: {density: 1.0, velocity: [0, 0]}\n"));
+  auto g = cuda(s, StreamingLayout::TwoLattice);
+  const double cells = 8192.0 * 8200.0;
+  CHECK(g->observables().mass == cells);
+  g->advanceSampled(2, false);
+  const std::vector<Observables> ring = g->readObservables();
+  REQUIRE(ring.size() == 1);
+  CHECK(ring[0].mass == cells);
+  CHECK(ring[0].kineticEnergy == 0.0);
+}
+
 // Bitwise on the host (test_lbm_cell_update_host.cpp); on the GPU the moments come from another kernel
 // (openMomentsKernel), where nvcc may contract their multiply-adds differently: within the CPU-GPU tolerance of each
 // precision, with the deviations printed.
