@@ -269,6 +269,16 @@ HOPSIM_UNROLL
   v[2] = u2;
 }
 
+// cellObservables() of the cell `c` of the state `view` (its populations read back).
+template <class L, class Index, class View, class T>
+__device__ __forceinline__ void storedCellObservables(const DomainParams<T>& p, const View& view,
+                                                      const CellCursor<Index>& c, T u[3], double v[kObservables]) {
+  T f[L::Q];
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) f[i] = view.read(i, c);
+  cellObservables<L>(p, f, u, v);
+}
+
 // Per-block partial sums of the observables of the current state (reduceBlockObservables). `ownedFlags` marks the
 // owned fluid cells, `flags` every fluid cell of the box; `vorticity` false (the enstrophy cannot be known) leaves
 // the enstrophy 0.
@@ -284,10 +294,8 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     const auto c = CellCursor<Index>::make(p, x, y, z);
     fluid = ownedFlags[c.self] == kFluid;
     if (fluid) {
-      T f[L::Q], u[3];
-HOPSIM_UNROLL
-      for (int i = 0; i < L::Q; ++i) f[i] = view.read(i, c);
-      cellObservables<L>(p, f, u, v);
+      T u[3];
+      storedCellObservables<L>(p, view, c, u, v);
       if (vorticity) v[kEnstrophyObservable] = cellHalfVorticitySquared<L>(p, view, flags, c, u);
     }
   }
@@ -340,11 +348,8 @@ __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
     } else {
       fluid = ownedFlags[c.self] == kFluid;
       if (fluid) {
-        T f[L::Q], u[3];
-HOPSIM_UNROLL
-        for (int i = 0; i < L::Q; ++i)
-          f[i] = PopulationStorage<S>::read(populationSlot(access.dst, i, access.n, c.self));
-        cellObservables<L>(p, f, u, v);
+        T u[3];
+        storedCellObservables<L>(p, StateView<L, S, Index>{access.dst, access.n, -1}, c, u, v);
       }
     }
   }
