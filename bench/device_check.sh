@@ -45,6 +45,20 @@ references() {
   run "$1_periodic_d3q19_single" 45 $B bench/lbm_d3q19_256_single.yaml --kernels portable --repeats 5 \
     --json "$R/$1_periodic_d3q19_single.json"
 }
+# Schaefer-Turek 2D-2 (validation/lbm/cylinder2d_schaefer_turek.yaml) on the GPU at D cells across the cylinder and
+# the given inflow peak; every fifth of the forces sampled every 10 steps (step, cd, cl) into $R/st_NAME.csv.xz.
+st() { local name=$1 D=$2 peak=$3 steps=$4; shift 4
+  run "st_$name" 150 build/hopsim run validation/lbm/cylinder2d_schaefer_turek.yaml --set device.backend=cuda \
+    --set "domain.cells=[$((22 * D)),$((41 * D / 10))]" \
+    --set "fluid={viscosity: $(python3 -c "print($peak / 1.5 * $D / 100)")}" \
+    --set "boundaries.x-={type: velocity_inlet, profile: parabolic, velocity: [$peak, 0]}" \
+    --set "obstacles=[{name: cylinder, shape: circle, center: [$((2 * D)), $((2 * D))], radius: $((D / 2)), \
+           boundary: interpolated}]" \
+    --set "output.forces={every: 10, reference: {velocity: $(python3 -c "print($peak / 1.5)"), length: $D, \
+           density: 1.0}}" \
+    --set output.every=0 --set run.steps=$steps "$@" --output /tmp/st_$name
+  awk -F, 'NR == 1 || NR % 5 == 1 {print $1 "," $6 "," $7}' /tmp/st_$name/forces.csv | xz -9 > "$R/st_$name.csv.xz"
+  rm -rf /tmp/st_$name; }
 # OLD_SRC=old.tar: the source of an earlier commit (git archive), built here once (hopsim only, same configuration)
 # into /tmp/old/prebuilt/hopsim, where the `archbench` group finds it for the old-vs-new benchmarks of one call. It
 # stays there while the machine is warm; OLD=old.tgz (bench/prebuild.sh at that commit) unpacks a binary instead.
@@ -420,6 +434,26 @@ sampled)
   done
   run ncu_ss 120 $NCU_STEP -k "regex:bulk|observ|fold" -c 12 build/hopsim run $C22 --set run.steps=4 \
     --set output.observables.every=2 --output /tmp/ss_ncu ;;
+flows)
+  # Issue 18 on the GPU: the sphere array against Zick & Homsy (the quick row and the radius study), the GPU test of a
+  # 67M-cell box's observables, and Schaefer-Turek 2D-2 runs long enough to show how cd_max and cl_max settle (the
+  # forces into $R/st_*.csv.xz): D = 40 and 80 at the validation case's peak Mach number 0.052, D = 40 at
+  # half of it, and D = 40 with the regularised operator.
+  run obs67m 90 $T "CUDA LBM: the observables of a box of 67M cells count every cell"
+  run sphere_array 60 build/hopsim validate lbm.sphere_array --backend cuda
+  run sphere_study 200 build/hopsim validate lbm.sphere_study --backend cuda
+  st d40 40 0.03 1200000
+  st d80 80 0.03 1600000
+  st d40_ma2 40 0.015 2400000
+  st d40_reg 40 0.03 1200000 --set "collision={model: regularized}" ;;
+flows2)
+  # Issue 18, Schaefer-Turek 2D-2 at D = 40 (700,000 steps: settled by 600,000) with the TRT magic parameter 1/4 and
+  # 1/12 (3/16 in flows), BGK, and D = 60 for the order of convergence; the sphere array study again.
+  run sphere_study 200 build/hopsim validate lbm.sphere_study --backend cuda
+  st d40_m4 40 0.03 700000 --set "collision={model: trt, magic: 0.25}"
+  st d40_m12 40 0.03 700000 --set "collision={model: trt, magic: 0.0833333333333333}"
+  st d40_bgk 40 0.03 700000 --set "collision={model: bgk}"
+  st d60 60 0.03 1000000 ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
