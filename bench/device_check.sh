@@ -453,7 +453,17 @@ flows2)
   st d40_m4 40 0.03 700000 --set "collision={model: trt, magic: 0.25}"
   st d40_m12 40 0.03 700000 --set "collision={model: trt, magic: 0.0833333333333333}"
   st d40_bgk 40 0.03 700000 --set "collision={model: bgk}"
-  st d60 60 0.03 1000000 ;;
+  st d60 60 0.03 1000000
+  # Issue 22: where the sampled step's bulk kernel spends its extra time, ncu's stall, scheduler, occupancy and
+  # launch sections for two sampled steps and two plain ones of the cavity 256^3.
+  run ncu_sampled 120 ncu --clock-control none --section WarpStateStats --section SchedulerStats --section Occupancy \
+    --section LaunchStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis -k "regex:bulk" -c 4 \
+    build/hopsim run bench/lbm_cavity3d_256_single.yaml --set run.steps=4 --set output.every=0 \
+    --set output.observables.every=2 --output /tmp/ncu_sampled ;;
+flows3)
+  # Issue 18: Schaefer-Turek 2D-2 at D = 40 with the outlet twice as far (a channel of 4.4 instead of 2.2): whether the
+  # pressure outlet (not the benchmark's do-nothing outflow) holds cl_max low.
+  st d40_long 40 0.03 700000 --set "domain.cells=[1760,164]" ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
