@@ -145,11 +145,11 @@ void checkZeroCsBitwise(bool trt, bool forced) {
   CHECK(rhoA == rhoB);
 }
 
-// A whole run on the cpu backend, its populations' bytes after 24 steps.
+// A whole run on the cpu backend, its populations' bytes after 60 steps.
 std::vector<std::byte> populationsAfter(const std::string& yaml) {
   const lbm::LbmCase c = lbm::testing::parseCase(yaml);
   lbm::LbmSimulation sim(c, hopsim::Backend::Cpu);
-  sim.advance(24, true);
+  sim.advance(60, true);
   std::vector<std::byte> bytes;
   sim.saveState(bytes);
   return bytes;
