@@ -92,12 +92,12 @@ struct BoundaryCell {
   int x, y, z;
 };
 
-// What updateBulkCell() and updateCellWithWalls() hand a cell's post-collision populations to once their stores
-// are issued: nothing in the plain steps (the call compiles to nothing), the observables' sums in a sampled step
-// (ObservablesSink, LbmKernels.cuh).
+// What updateBulkCell() and updateCellWithWalls() hand a cell's density and velocity (the collision's, of its
+// pre-collision populations) to once its stores are issued: nothing in the plain steps (the call compiles to
+// nothing), the observables' sums in a sampled step (ObservablesSink, LbmKernels.cuh).
 struct NoSink {
   template <class T>
-  HOPSIM_HD void operator()(const T*) const {}
+  HOPSIM_HD void operator()(T, const T*) const {}
 };
 
 // Fused pull-stream + collide update of a bulk cell: no flags, no faces, all loads issued before any arithmetic
@@ -114,7 +114,7 @@ HOPSIM_UNROLL
   const CellCursor<Index> d = c.forgotten();
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);
-  sink(f);
+  sink(rho, u);
 }
 
 // The links of a wall cell that bounce back (bit i: population i comes back off a wall or a solid cell) and,
@@ -272,7 +272,7 @@ HOPSIM_UNROLL
   const CellCursor<Index> d = c.forgotten();
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);
-  sink(f);
+  sink(rho, u);
 }
 
 // Calls launch.template operator()<Terms>() with Terms = collisionTerms(p.collision): the bulk update's
@@ -331,9 +331,9 @@ HOPSIM_UNROLL
 
 // The same for a boundary cell, through the shared gather(): bounce-back, moving walls, inlet/outlet ghost nodes
 // (where the layout allows them; from `open` where it holds the face cells' moments) and momentum exchange with
-// obstacles when `forces` is not null. Curved: a curved cell, whose links with wall distances q[i] > 0 then bounce
-// off the obstacle's surface (interpolatedLinks(); two lattices only: a link with q < 1/2 reads the cell
-// downstream, which the in-place layout does not allow).
+// obstacles when `forces` is not null. Curved: a curved cell, whose links with wall distances q[i] != 0 then bounce
+// off the obstacle's surface (interpolatedLinks(); two lattices only: such a link may read the cells downstream,
+// which the in-place layout does not allow).
 template <class L, bool Curved = false, class Access, class T, class Index>
 HOPSIM_HD void updateBoundaryCell(const DomainParams<T>& p, const std::uint8_t* flags, const Access& acc,
                                   const CellCursor<Index>& c, double* forces, const OpenFaceMoments<T>& open,

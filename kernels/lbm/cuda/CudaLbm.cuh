@@ -59,8 +59,8 @@ class CudaLbm final : public LbmBackend {
     flags_ = DeviceBuffer<std::uint8_t>(n);
     cls_ = DeviceBuffer<std::uint8_t>(n);
     forces_ = DeviceBuffer<double>(3 * std::max(1, obstacles_));
-    partials_ = DeviceBuffer<double>(kObservables * blocks());
-    foldScratch_ = DeviceBuffer<double>(foldScratchSize(blocks()));
+    partials_ = DeviceBuffer<double>(kObservables * blocks() * kBatchSamples);
+    foldScratch_ = DeviceBuffer<double>(foldScratchSize(blocks()) * kBatchSamples);
     result_ = DeviceBuffer<double>(kObservables);
     hostResult_ = PinnedBuffer<double>(std::max<std::size_t>(kObservables, 3 * std::max(1, obstacles_)));
     target_ = {p_, {f_[0].get(), f_[1].get()}, inPlace_, wide_, false, grid_, block_, device_.name,
@@ -153,7 +153,7 @@ class CudaLbm final : public LbmBackend {
   }
 
   // The last step's bulk kernel sums the observables as it stores (enqueueSampledStep), into the partials that
-  // observablesKernel would have left after it; the fold into the ring is sampleObservables()'s.
+  // observablesKernel would have left after it; they are folded into the ring as sampleObservables()'s are.
   void advanceSampled(long long steps, bool forcesOnLastStep) override {
     if (steps <= 0 || !samplesInStep()) {
       LbmBackend::advanceSampled(steps, forcesOnLastStep);
@@ -162,12 +162,11 @@ class CudaLbm final : public LbmBackend {
     joinStreams();
     const bool forces = forcesOnLastStep && obstacles_ > 0;
     runPlain(steps - 1);
-    double* slot = nextRingSlot();
+    double* partials = nextSamplePartials();
     if (forces) forces_.zero(stream_.get());
-    enqueueSampledStep(stream_.get(), parity_, forces ? forces_.get() : nullptr);
+    enqueueSampledStep(stream_.get(), parity_, forces ? forces_.get() : nullptr, partials);
     parity_ ^= 1;
-    foldObservables(partials_.get(), blocks(), foldScratch_.get(), slot, stream_.get());
-    ++ringCount_;
+    sampleTaken();
   }
 
   double timeSteps(long long steps) override {
@@ -229,24 +228,26 @@ class CudaLbm final : public LbmBackend {
 
   Observables observables() override {
     joinStreams();
+    foldPendingSamples();  // they hold the partials' first slot
     if (wide_) launchObservables<unsigned long long>();
     else launchObservables<unsigned>();
     return finishObservables(partials_.get(), blocks(), foldScratch_.get(), result_.get(), hostResult_, stream_,
                              vorticity());
   }
 
-  // The reduction folds into the next ring slot on the device; nothing is read back until readObservables().
+  // The reduction's partials wait on the device, folded into the ring kBatchSamples at a time; nothing is read
+  // back until readObservables().
   void sampleObservables() override {
-    double* slot = nextRingSlot();
-    if (wide_) launchObservables<unsigned long long>();
-    else launchObservables<unsigned>();
-    foldObservables(partials_.get(), blocks(), foldScratch_.get(), slot, stream_.get());
-    ++ringCount_;
+    double* partials = nextSamplePartials();
+    if (wide_) launchObservables<unsigned long long>(partials);
+    else launchObservables<unsigned>(partials);
+    sampleTaken();
   }
 
   std::vector<Observables> readObservables() override {
     std::vector<Observables> out;
     if (!ringCount_) return out;
+    foldPendingSamples();
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ringHost_.get(), ring_.get(),
                                       static_cast<std::size_t>(kObservables) * ringCount_ * sizeof(double),
                                       cudaMemcpyDeviceToHost, stream_.get()));
@@ -429,6 +430,10 @@ class CudaLbm final : public LbmBackend {
   static constexpr int kSyncSlot = kFieldSlots;
   // Samples of the observables ring: kObservables (5) doubles each, 40 KiB on the device.
   static constexpr int kRingSamples = 1024;
+  // Samples whose per-block partials wait in partials_ to be folded together, two launches for all of them: a fold
+  // per sample cost a step 6.6 us in its two launches (1% of a 256^3 D3Q19 step; docs/performance.md, issue 22).
+  // The partials take kBatchSamples x 40 bytes per block of cells (1.25 bytes per cell in blocks of 256).
+  static constexpr int kBatchSamples = 8;
 
   long long ownedCells() const {
     return static_cast<long long>(p_.ownHi(0) - p_.ownLo(0)) * (p_.ownHi(1) - p_.ownLo(1)) * (p_.ownHi(2) - p_.ownLo(2));
@@ -559,8 +564,9 @@ class CudaLbm final : public LbmBackend {
 
   long long blocks() const { return static_cast<long long>(grid_.x) * grid_.y * grid_.z; }
 
-  // The observables ring's next slot (allocated at the first sample), after the streams are joined.
-  double* nextRingSlot() {
+  // Where the next sample's per-block partials go (the ring allocated at the first sample), after the streams are
+  // joined; sampleTaken() once they are enqueued.
+  double* nextSamplePartials() {
     if (ringCount_ >= kRingSamples)
       throw std::logic_error("observables ring full: read it back before sampling again");
     joinStreams();
@@ -568,7 +574,23 @@ class CudaLbm final : public LbmBackend {
       ring_ = DeviceBuffer<double>(static_cast<std::size_t>(kObservables) * kRingSamples);
       ringHost_ = PinnedBuffer<double>(static_cast<std::size_t>(kObservables) * kRingSamples);
     }
-    return ring_.get() + static_cast<std::size_t>(kObservables) * ringCount_;
+    return partials_.get() + static_cast<std::size_t>(kObservables) * blocks() * pending_;
+  }
+
+  // A sample's partials are enqueued: its ring slot is the next one; the pending samples are folded once
+  // kBatchSamples of them wait.
+  void sampleTaken() {
+    ++ringCount_;
+    if (++pending_ == kBatchSamples) foldPendingSamples();
+  }
+
+  // Folds the pending samples' partials into their ring slots (the last pending_ of ringCount_), in order.
+  void foldPendingSamples() {
+    if (!pending_) return;
+    foldObservables(partials_.get(), blocks(), foldScratch_.get(),
+                    ring_.get() + static_cast<std::size_t>(kObservables) * (ringCount_ - pending_), stream_.get(),
+                    pending_);
+    pending_ = 0;
   }
 
   // Out-of-memory check before anything is allocated, with the largest domain that would fit.
@@ -576,7 +598,8 @@ class CudaLbm final : public LbmBackend {
     std::size_t freeBytes = 0, totalBytes = 0;
     HOPSIM_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
     const double arrays = inPlace_ ? 1.0 : 2.0;
-    const double perCell = arrays * L::Q * sizeof(S) + 2.0 + kObservables * 8.0 / (block_.x * block_.y);
+    const double partials = kBatchSamples * kObservables * 8.0 / (block_.x * block_.y);
+    const double perCell = arrays * L::Q * sizeof(S) + 2.0 + partials;
     const double reserve = 256.0 * (1 << 20);  // context, graphs, reductions
     const double needed = perCell * static_cast<double>(p_.cells) + reserve;
     if (needed <= static_cast<double>(freeBytes)) return;
@@ -593,7 +616,7 @@ class CudaLbm final : public LbmBackend {
                       " GiB free; the largest " + shape + " domain that fits is " + std::to_string(side(perCell)) +
                       power;
     if (!inPlace_) {
-      const double inPlaceBytes = L::Q * sizeof(S) + 2.0 + kObservables * 8.0 / (block_.x * block_.y);
+      const double inPlaceBytes = L::Q * sizeof(S) + 2.0 + partials;
       msg += " (" + std::to_string(side(inPlaceBytes)) + power + " with the in-place layout where the case allows it)";
     }
     throw std::runtime_error(msg);
@@ -782,12 +805,12 @@ class CudaLbm final : public LbmBackend {
     return {nullptr, boundary_.get(), boundaryCount_, curved_.part()};
   }
 
-  // enqueueStep() with the sample of the state it leaves in partials_: the boundary and curved cells first, on the
-  // same stream, then the bulk kernel's sampling variant, which reads their new populations back.
-  void enqueueSampledStep(cudaStream_t st, int parity, double* forces) const {
+  // enqueueStep() with the sample of the state it leaves in `partials` (per block): the boundary and curved cells
+  // first, on the same stream, then the bulk kernel's sampling variant, which reads their new populations back.
+  void enqueueSampledStep(cudaStream_t st, int parity, double* forces, double* partials) const {
     const bool walls = wallsInBulk_ && !forces;
     launchPart(st, parity, forces, smallPart(walls, false));
-    bulk_->enqueueSampled(st, parity, cls_.get(), walls ? flags_.get() : nullptr, ownedFlags(), partials_.get());
+    bulk_->enqueueSampled(st, parity, cls_.get(), walls ? flags_.get() : nullptr, ownedFlags(), partials);
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
@@ -869,10 +892,12 @@ class CudaLbm final : public LbmBackend {
     HOPSIM_CUDA_CHECK_LAUNCH("fieldsKernel");
   }
 
+  // The current state's per-block partials into `partials` (the first slot by default).
   template <class Index>
-  void launchObservables() {
+  void launchObservables(double* partials = nullptr) {
     observablesKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), ownedFlags(),
-                                                                     flags_.get(), vorticity(), partials_.get());
+                                                                     flags_.get(), vorticity(),
+                                                                     partials ? partials : partials_.get());
     HOPSIM_CUDA_CHECK_LAUNCH("observablesKernel");
   }
 
@@ -924,10 +949,12 @@ class CudaLbm final : public LbmBackend {
   CudaStream copyStream_;
   CudaEvent computed_{CudaEvent::Sleeping{}};
   int lastCopy_ = -1;
-  // The observables ring: kRingSamples folded samples on the device, ringCount_ of them queued since the last read.
+  // The observables ring: kRingSamples folded samples on the device, ringCount_ of them queued since the last read,
+  // the last pending_ of those still as partials (kBatchSamples slots of partials_).
   DeviceBuffer<double> ring_;
   PinnedBuffer<double> ringHost_;
   int ringCount_ = 0;
+  int pending_ = 0;
   // The forces ring: kRingSamples samples of 3 doubles per obstacle, forceCount_ queued since the last read.
   DeviceBuffer<double> forceRing_;
   PinnedBuffer<double> forceRingHost_;

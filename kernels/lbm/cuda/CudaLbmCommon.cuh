@@ -87,21 +87,24 @@ static long long foldBlocks(long long count) {
   return std::min((count + kPartialsPerFold - 1) / kPartialsPerFold, kPartialsPerFold);
 }
 
-// Scratch that foldObservables() needs for `count` partials (doubles).
+// Scratch that foldObservables() needs for `count` partials of one sample (doubles).
 static std::size_t foldScratchSize(long long count) {
   return static_cast<std::size_t>(kObservables * foldBlocks(count));
 }
 
 // Folds the per-block partial sums that observablesKernel (or the sampling bulk kernel) left in `partials`, `count`
-// of them, into `result` (kObservables values on the device: a ring slot, or the one result) in two levels through
-// `scratch` (foldScratchSize()), in a fixed order (deterministic), without waiting.
+// of them per sample for `samples` samples one after the other, into `result` (kObservables values per sample on
+// the device: ring slots, or the one result) in two levels through `scratch` (foldScratchSize() per sample), in a
+// fixed order (deterministic: a sample folds alike alone or with others), without waiting: two launches.
 static void foldObservables(const double* partials, long long count, double* scratch, double* result,
-                            cudaStream_t stream) {
+                            cudaStream_t stream, int samples = 1) {
   const long long folds = foldBlocks(count);
   const long long per = (count + folds - 1) / folds;
-  foldPartialsKernel<<<static_cast<unsigned>(folds), kMaxBlockThreads, 0, stream>>>(partials, count, per, scratch);
+  const dim3 first(static_cast<unsigned>(folds), static_cast<unsigned>(samples));
+  foldPartialsKernel<<<first, kMaxBlockThreads, 0, stream>>>(partials, count, per, scratch);
   HOPSIM_CUDA_CHECK_LAUNCH("foldPartialsKernel");
-  foldPartialsKernel<<<1, kMaxBlockThreads, 0, stream>>>(scratch, folds, folds, result);
+  foldPartialsKernel<<<dim3(1, static_cast<unsigned>(samples)), kMaxBlockThreads, 0, stream>>>(scratch, folds, folds,
+                                                                                              result);
   HOPSIM_CUDA_CHECK_LAUNCH("foldPartialsKernel (last level)");
 }
 

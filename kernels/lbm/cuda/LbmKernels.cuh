@@ -163,28 +163,33 @@ constexpr int kMaxObservable = 2;
 constexpr int kFluidCellsObservable = 3;
 constexpr int kEnstrophyObservable = 4;
 
-// Folds b into a, observable k: the maximum by fmax, the others by addition.
-__device__ __forceinline__ double foldObservable(int k, double a, double b) {
-  return k == kMaxObservable ? fmax(a, b) : a + b;
+// Folds b into a, observable k: the maximum by fmax, the others by addition; V is float or double.
+template <class V>
+__device__ __forceinline__ V foldObservable(int k, V a, V b) {
+  if constexpr (std::is_same_v<V, float>) return k == kMaxObservable ? fmaxf(a, b) : a + b;
+  else return k == kMaxObservable ? fmax(a, b) : a + b;
 }
 
 // Observable k of lanes [0, 2 x first) of the warp folded into lane 0 by shuffles, in a fixed order.
-__device__ __forceinline__ double foldWarp(int k, double w, int first = 16) {
+template <class V>
+__device__ __forceinline__ V foldWarp(int k, V w, int first = 16) {
   for (int offset = first; offset > 0; offset /= 2)
     w = foldObservable(k, w, __shfl_down_sync(0xffffffffu, w, offset));
   return w;
 }
 
 // Folds the threads' observables `v` over the block, in a fixed order (deterministic), into partials[kObservables
-// x block]: each warp by shuffles, then warp 0 over the warps' results in `scratch` (shared memory, kObservables x
-// warps), with one barrier; warp 0's folds take three steps (8 warps at most: 0 is neutral for the lanes beyond, so
-// the steps of 16 and 8 lanes would change nothing), the block's other warps having left. Blocks of whole warps
-// (the kernels' blocks have 64, 128 or 256 threads); every thread of the block calls it. Cells: v holds the
-// thread's cell's values; the fluid cells are counted from `fluid` by the barrier itself, not shuffled, and the
-// enstrophy is folded only where `enstrophy` (0 otherwise). Otherwise v holds partials, all five folded (`fluid`
-// and `enstrophy` unused).
-template <bool Cells>
-__device__ inline void reduceBlockObservables(double v[kObservables], bool fluid, bool enstrophy, double* scratch,
+// x block]: each warp by shuffles in the values' type V, then warp 0 over the warps' results in `scratch` (shared
+// memory, kObservables x warps, doubles), with one barrier; warp 0's folds take three steps (8 warps at most: 0 is
+// neutral for the lanes beyond, so the steps of 16 and 8 lanes would change nothing), the block's other warps
+// having left. Cells are summed in their arithmetic type (a single-precision run's warps in
+// float: half the shuffles of doubles and no conversions per cell; a warp's sum carries five roundings of 2^-24 of
+// its magnitudes' sum at most), blocks and the grid in double. Blocks of whole warps (the kernels' blocks have 64,
+// 128 or 256 threads); every thread of the block calls it. Cells: v holds the thread's cell's values; the fluid cells
+// are counted from `fluid` by the barrier itself, not shuffled, and the enstrophy is folded only where `enstrophy`
+// (0 otherwise). Otherwise v holds partials, all five folded (`fluid` and `enstrophy` unused).
+template <bool Cells, class V>
+__device__ inline void reduceBlockObservables(V v[kObservables], bool fluid, bool enstrophy, double* scratch,
                                               double* partials) {
   const int t = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
   const int warps = static_cast<int>(blockDim.x * blockDim.y) / 32;
@@ -198,16 +203,17 @@ __device__ inline void reduceBlockObservables(double v[kObservables], bool fluid
   for (int k = 0; k < kObservables; ++k) {
     if (!folded[k]) continue;
     v[k] = foldWarp(k, v[k]);
-    if (lane == 0) scratch[k * warps + warp] = v[k];
+    if (lane == 0) scratch[k * warps + warp] = double(v[k]);
   }
   const int fluidCells = __syncthreads_count(fluid);
   if (warp != 0) return;
+  double w[kObservables];
 #pragma unroll
   for (int k = 0; k < kObservables; ++k)
-    if (folded[k]) v[k] = foldWarp(k, lane < warps ? scratch[k * warps + lane] : 0.0, kMaxBlockThreads / 64);
+    if (folded[k]) w[k] = foldWarp(k, lane < warps ? scratch[k * warps + lane] : 0.0, kMaxBlockThreads / 64);
   if (lane != 0) return;
 #pragma unroll
-  for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = folded[k] ? v[k] : 0.0;
+  for (int k = 0; k < kObservables; ++k) partials[kObservables * block + k] = folded[k] ? w[k] : 0.0;
   if (Cells) partials[kObservables * block + kFluidCellsObservable] = fluidCells;
 }
 
@@ -237,12 +243,20 @@ __device__ double cellHalfVorticitySquared(const DomainParams<T>& p, const View&
   return halfVorticitySquared(g);
 }
 
+// One fluid cell's sums and maximum, v[0..2], from its density and velocity.
+template <class T>
+__device__ __forceinline__ void cellObservables(T rho, const T u[3], T v[kObservables]) {
+  const T u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  v[0] = rho - T(1);
+  v[1] = T(0.5) * rho * u2;
+  v[2] = u2;
+}
+
 // One fluid cell's sums and maximum, v[0..2], from its stored post-collision populations f as the state holds them
-// (read back, or rounded to the storage type); u: its velocity. The observables kernel and the sampled bulk step
-// both sum through here.
+// (read back); u: its velocity. The observables kernel sums through here.
 template <class L, class T>
 __device__ __forceinline__ void cellObservables(const DomainParams<T>& p, const T (&f)[L::Q], T u[3],
-                                                double v[kObservables]) {
+                                                T v[kObservables]) {
   // The moments as moments<L>() sums them, but without its products by the zero velocity components (they add
   // +-0: the same sums but for the sign of an exact zero, which u^2 does not see) and with +-f for the others; the
   // loops unrolled, the branches are on constants. Summing rho - 1 keeps the mass balance accurate to round-off of
@@ -263,16 +277,16 @@ HOPSIM_UNROLL
   u[0] = (j[0] - T(0.5) * F[0]) * inv;
   u[1] = (j[1] - T(0.5) * F[1]) * inv;
   u[2] = (j[2] - T(0.5) * F[2]) * inv;
-  const double u2 = double(u[0]) * u[0] + double(u[1]) * u[1] + double(u[2]) * u[2];
-  v[0] = double(drho);
-  v[1] = 0.5 * double(rho) * u2;
+  const T u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  v[0] = drho;
+  v[1] = T(0.5) * rho * u2;
   v[2] = u2;
 }
 
 // cellObservables() of the cell `c` of the state `view` (its populations read back).
 template <class L, class Index, class View, class T>
 __device__ __forceinline__ void storedCellObservables(const DomainParams<T>& p, const View& view,
-                                                      const CellCursor<Index>& c, T u[3], double v[kObservables]) {
+                                                      const CellCursor<Index>& c, T u[3], T v[kObservables]) {
   T f[L::Q];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = view.read(i, c);
@@ -287,7 +301,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     observablesKernel(const __grid_constant__ DomainParams<T> p, const View view, const std::uint8_t* ownedFlags,
                       const std::uint8_t* flags, bool vorticity, double* partials) {
   __shared__ double scratch[kObservables * kMaxBlockThreads / 32];
-  double v[kObservables] = {0, 0, 0, 0, 0};
+  T v[kObservables] = {0, 0, 0, 0, 0};
   bool fluid = false;
   int x, y, z;
   if (cellOfThread(p, 0, x, y, z)) {
@@ -296,50 +310,47 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     if (fluid) {
       T u[3];
       storedCellObservables<L>(p, view, c, u, v);
-      if (vorticity) v[kEnstrophyObservable] = cellHalfVorticitySquared<L>(p, view, flags, c, u);
+      if (vorticity) v[kEnstrophyObservable] = T(cellHalfVorticitySquared<L>(p, view, flags, c, u));
     }
   }
   reduceBlockObservables<true>(v, fluid, vorticity, scratch, partials);
 }
 
-// The sampled step's sink (updateBulkCell, updateCellWithWalls): a cell's observables from its post-collision
-// populations, rounded to the storage type S first, so that they are what the observables kernel reads back.
-template <class L, class S, class T>
+// The sampled step's sink (updateBulkCell, updateCellWithWalls): a cell's observables from the density and
+// velocity its collision computed. Equal in exact arithmetic to the moments of the post-collision populations that
+// the observables kernel reads back (the collision conserves the mass and adds F to the momentum, u = (j - F/2) /
+// rho of the stored populations), and to round-off with FP32 storage, the one the sampled step is compiled for (with
+// FP16 storage the stored populations would differ by their rounding); the mass to the rounding of 1 + drho
+// (2^-24 per cell, without bias). The moments recomputed from the populations cost the sampled step instructions
+// after its stores (docs/performance.md, issue 22).
+template <class T>
 struct ObservablesSink {
-  const DomainParams<T>& p;
-  double* v;  // kObservables
-  __device__ __forceinline__ void operator()(const T* post) const {
-    T f[L::Q], u[3];
-HOPSIM_UNROLL
-    for (int i = 0; i < L::Q; ++i) {
-      if constexpr (std::is_same_v<S, T>) f[i] = post[i];
-      else f[i] = PopulationStorage<S>::decode(PopulationStorage<S>::encode(post[i]));
-    }
-    cellObservables<L>(p, f, u, v);
-  }
+  T* v;  // kObservables
+  __device__ __forceinline__ void operator()(T rho, const T* u) const { cellObservables(rho, u, v); }
 };
 
 // bulkStepKernel with two lattices, and the sample of the state the step leaves (CudaLbm::advanceSampled): the
 // per-block partials of observablesKernel over the same grid, without its pass over the populations. The cells
-// this kernel updates are summed from their post-collision populations once their stores are issued; the other
-// owned fluid cells (the boundary and curved cells of the step, whose kernels ran before this one) are read back
-// from the new state. The same cells in the same threads, the same arithmetic (cellObservables) and the same fold: the
-// partials of observablesKernel after the step, bitwise (the enstrophy apart, which needs the neighbours and is
-// sampled by observablesKernel). A kernel of its own: sums in the plain kernel cost its steps registers and 2-5%
-// even where they never ran (docs/performance.md).
+// this kernel updates are summed from their collisions' density and velocity once their stores are issued
+// (ObservablesSink); the other owned fluid cells (the boundary and curved cells of the step, whose kernels ran before
+// this one) are read back from the new state. The same cells in the same threads and the same fold: the partials of
+// observablesKernel after the step to round-off (the enstrophy apart, which needs the neighbours and is sampled by
+// observablesKernel). A kernel of its own: sums in the plain kernel cost its steps registers and 2-5% even where
+// they never ran (docs/performance.md). FP32 storage only (PortableBulk): the storage type is the arithmetic type.
 template <class L, class Index, int Terms, class S, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
     bulkSampleKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls,
                      const TwoLatticeStep<L, S, Index> access, const std::uint8_t* __restrict__ wallFlags,
                      const std::uint8_t* __restrict__ ownedFlags, double* partials) {
+  static_assert(std::is_same_v<S, T>, "the sampled step sums the collisions' moments: storage in the arithmetic type");
   __shared__ double scratch[kObservables * kMaxBlockThreads / 32];
-  double v[kObservables] = {0, 0, 0, 0, 0};
+  T v[kObservables] = {0, 0, 0, 0, 0};
   bool fluid = false;
   int x, y, z;
   if (cellOfThread(p, 0, x, y, z)) {
     const auto c = CellCursor<Index>::make(p, x, y, z);
     const std::uint8_t k = cls[c.self];
-    const ObservablesSink<L, S, T> sink{p, v};
+    const ObservablesSink<T> sink{v};
     fluid = true;
     if (wallFlags && (k == kCellBulk || isWallCell(k))) {
       updateCellWithWalls<L, Terms, false>(p, wallFlags, access, c, k, {}, sink);
@@ -361,12 +372,14 @@ __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
 // 4,096 (docs/performance.md). (One block over all of them was a latency-bound loop: 0.05 ms of a sample's 0.42 ms.)
 constexpr long long kPartialsPerFold = 512;
 
-// Block b folds partials [b x per, (b + 1) x per) of `count` (threads stride over them in a fixed order, then
-// reduceBlockObservables) into out[kObservables x b]. Internal linkage: every lattice's translation unit has its
-// own copy.
+// Block (b, s) folds partials [b x per, (b + 1) x per) of the `count` of sample s (threads stride over them in a
+// fixed order, then reduceBlockObservables) into out[kObservables x (s x gridDim.x + b)]: the samples' partials
+// follow each other, `count` each, and so do their results. Internal linkage: every lattice's translation unit has
+// its own copy.
 static __global__ void __launch_bounds__(kMaxBlockThreads)
     foldPartialsKernel(const double* partials, long long count, long long per, double* out) {
   __shared__ double scratch[kObservables * kMaxBlockThreads / 32];
+  partials += static_cast<long long>(blockIdx.y) * kObservables * count;
   const long long first = static_cast<long long>(blockIdx.x) * per;
   const long long last = first + per < count ? first + per : count;
   double v[kObservables] = {0, 0, 0, 0, 0};

@@ -190,9 +190,11 @@ namespace {
 bool sameBits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
 
 // advanceSampled() against advance() and sampleObservables() on two backends of the same case: 40 steps (a graph
-// and single launches), 1, then 9 with forces on the last, each followed by a sample. The samples, the state and
-// the forces agree bitwise (forces to round-off: atomic additions in another order), whether the backend samples
-// in its last step (`inStep`) or falls back to the separate pass.
+// and single launches), 1, then 9 with forces on the last, each followed by a sample. The state and the forces agree
+// bitwise (forces to round-off: atomic additions in another order). The samples agree bitwise where the backend
+// falls back to the separate pass; where it samples in its last step (`inStep`) its cells' density and velocity are
+// the collision's, equal in exact arithmetic to the moments of the stored populations that the separate pass sums:
+// within single-precision round-off (the mass to 1e-6 of itself, the energy to 1e-4, the largest speed to 1e-5).
 void checkSampledSteps(const LbmSetup& s, const DeviceOverrides& o, bool inStep) {
   std::unique_ptr<LbmBackend> run[2];
   std::vector<Observables> samples[2];
@@ -213,13 +215,21 @@ void checkSampledSteps(const LbmSetup& s, const DeviceOverrides& o, bool inStep)
   REQUIRE(samples[0].size() == 3);
   REQUIRE(samples[1].size() == 3);
   for (int k = 0; k < 3; ++k) {
-    INFO("sample " << k << ": mass " << samples[0][k].mass << " / " << samples[1][k].mass << ", energy "
-                   << samples[0][k].kineticEnergy << " / " << samples[1][k].kineticEnergy);
-    CHECK(samples[0][k].mass != 0.0);
-    CHECK(sameBits(samples[1][k].mass, samples[0][k].mass));
-    CHECK(sameBits(samples[1][k].kineticEnergy, samples[0][k].kineticEnergy));
-    CHECK(sameBits(samples[1][k].maxSpeed, samples[0][k].maxSpeed));
-    CHECK(sameBits(samples[1][k].enstrophy, samples[0][k].enstrophy));
+    const Observables &a = samples[0][k], &b = samples[1][k];
+    INFO("sample " << k << ": mass " << a.mass << " / " << b.mass << ", energy " << a.kineticEnergy << " / "
+                   << b.kineticEnergy << ", max speed " << a.maxSpeed << " / " << b.maxSpeed);
+    CHECK(a.mass != 0.0);
+    CHECK(a.kineticEnergy > 0.0);
+    if (inStep) {
+      CHECK(relative(b.mass, a.mass) <= kSingleTolerance.observable);
+      CHECK(relative(b.kineticEnergy, a.kineticEnergy) <= kSingleTolerance.kineticEnergy);
+      CHECK(relative(b.maxSpeed, a.maxSpeed) <= kSingleTolerance.field);
+    } else {
+      CHECK(sameBits(b.mass, a.mass));
+      CHECK(sameBits(b.kineticEnergy, a.kineticEnergy));
+      CHECK(sameBits(b.maxSpeed, a.maxSpeed));
+    }
+    CHECK(sameBits(b.enstrophy, a.enstrophy));
   }
   const Agreement d = compare(*run[0], *run[1], s.flags);
   CHECK(d.velocityScale > 1e-4);
@@ -234,7 +244,7 @@ void checkSampledSteps(const LbmSetup& s, const DeviceOverrides& o, bool inStep)
 // boundary type and collision variant, with the wall cells in the bulk kernel or in the boundary kernel: FP32
 // storage samples in the step (the kernel is compiled for it), the other precisions fall back to the separate pass,
 // as do runs that ask for the enstrophy.
-TEST_CASE("CUDA LBM: observables summed in the sampled step are bitwise the separate pass's", "[gpu][lbm]") {
+TEST_CASE("CUDA LBM: observables summed in the sampled step agree with the separate pass's", "[gpu][lbm]") {
   if (!haveGpu()) return;
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
     for (const std::string precision : {"single", "double", "half"})
