@@ -529,9 +529,12 @@ lbm::Obstacle readObstacle(const CaseNode& node, std::size_t index, const Shape&
     node.checkKeys({"name", "shape", "center", "radius", "axis", "boundary"});
   else
     node.checkKeys({"name", "shape", "center", "radius", "boundary"});
-  if (const auto b = node.find("boundary"))
-    o.boundary = b->choice({"staircase", "interpolated"}) == "interpolated" ? lbm::ObstacleBoundary::Interpolated
-                                                                           : lbm::ObstacleBoundary::Staircase;
+  if (const auto b = node.find("boundary")) {
+    const std::string kind = b->choice({"staircase", "interpolated", "quadratic"});
+    o.boundary = kind == "interpolated" ? lbm::ObstacleBoundary::Interpolated
+                 : kind == "quadratic"  ? lbm::ObstacleBoundary::Quadratic
+                                        : lbm::ObstacleBoundary::Staircase;
+  }
 
   o.name = fmt::format("obstacle{}", index);
   if (const auto n = node.find("name")) {

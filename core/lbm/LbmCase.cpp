@@ -54,6 +54,7 @@ const char* toString(ObstacleBoundary b) {
   switch (b) {
     case ObstacleBoundary::Staircase: return "staircase";
     case ObstacleBoundary::Interpolated: return "interpolated";
+    case ObstacleBoundary::Quadratic: return "quadratic";
   }
   return "?";
 }

@@ -22,8 +22,8 @@ enum class InletProfile { Uniform, Parabolic };
 enum class ShapeKind { Circle, Sphere, Cylinder, Box, Mesh };
 // How fluid cells next to an obstacle bounce populations off it: half-way between the cell centres (the surface
 // is the staircase of the solid cells' faces), or at the shape's own surface, interpolated along each link
-// (Bouzidi, Firdaouss & Lallemand 2001).
-enum class ObstacleBoundary { Staircase, Interpolated };
+// (Bouzidi, Firdaouss & Lallemand 2001) linearly or quadratically (interpolatedBounce(), StreamCollide.h).
+enum class ObstacleBoundary { Staircase, Interpolated, Quadratic };
 
 using Vec3 = std::array<double, 3>;
 

@@ -58,7 +58,8 @@ struct LbmSetup {
   std::vector<double> velocity;      // initial u, 3 per cell
   int obstacles = 0;
   StreamingLayout layout = StreamingLayout::Auto;  // GPU backends; the CPU backend always uses two lattices
-  bool haloAllPopulations = false;  // decomposed runs with inlet/outlet faces: ghost planes carry every population
+  // Decomposed runs with inlet/outlet faces or quadratic obstacles: ghost planes carry every population.
+  bool haloAllPopulations = false;
   CurvedLinks curved{};             // interpolated bounce-back
   bool enstrophy = false;           // observables(): the enstrophy too (LbmCase's output.enstrophy), else NaN
   // The CPU backend: at most one OpenMP thread per this many cells of the box (0: every thread). A small box's step

@@ -99,28 +99,52 @@ HOPSIM_HD bool linkNeighbour(const DomainParams<T>& p, const int pos[3], int i, 
 }
 
 // Population i arriving at cell `self` (at pos) over a link whose upstream cell x - c_i is solid, bounced off the
-// obstacle's surface at the fraction q (0 < q <= 1) of the link from the cell's centre: linear interpolated
-// bounce-back (Bouzidi, Firdaouss & Lallemand, Phys. Fluids 13, 3452, 2001), q = 1/2 being half-way bounce-back.
-// q >= 1/2: f_i = (f*_o(x) + (2q - 1) f*_i(x)) / 2q; q < 1/2: f_i = 2q f*_o(x) + (1 - 2q) f*_o(x + c_i), with
-// o = opposite(i) and f* post-collision. Where x + c_i is not fluid, half-way bounce-back. Each is a weighted mean
-// (weights summing to 1) of populations of one direction pair, which share a weight, so it holds for the shifted
-// populations (f - w) as well.
+// obstacle's surface at the fraction |q| (0 < |q| <= 1) of the link from the cell's centre: interpolated bounce-back
+// (Bouzidi, Firdaouss & Lallemand, Phys. Fluids 13, 3452, 2001), q = 1/2 being half-way bounce-back; o = opposite(i),
+// f* post-collision. The population that left x towards the wall comes back to x after one step; its value there is
+// interpolated along the link's line from f*_o at x, x + c_i, x + 2 c_i (q < 1/2: it starts between x and x + c_i)
+// or from f*_o(x) and f*_i at x and x + c_i (q >= 1/2: it comes back between the wall and x).
+//   linear (q > 0), q >= 1/2:     f_i = (f*_o(x) + (2q - 1) f*_i(x)) / 2q
+//                   q < 1/2:      f_i = 2q f*_o(x) + (1 - 2q) f*_o(x + c_i)
+//   quadratic (q < 0: boundary: quadratic; its distance is -q),
+//                   q >= 1/2:     f_i = f*_o(x) / (q (2q + 1)) + (2q - 1) / q f*_i(x)
+//                                     + (1 - 2q) / (1 + 2q) f*_i(x + c_i)
+//                   q < 1/2:      f_i = q (1 + 2q) f*_o(x) + (1 - 4q^2) f*_o(x + c_i) - q (1 - 2q) f*_o(x + 2 c_i)
+// Where the cells they need are not fluid, the quadratic form falls back to the linear one, and the linear one with
+// q < 1/2 to half-way bounce-back. Each is a weighted mean (weights summing to 1) of populations of one direction
+// pair, which share a weight, so it holds for the shifted populations (f - w) as well.
 template <class L, class T, class Load>
 HOPSIM_HD T interpolatedBounce(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load, const int pos[3],
                                long long self, int i, T q) {
   const int o = opposite(i);
   const T back = load(o, self);
+  long long next = 0;
+  const auto fluidAt = [&](int sign, long long& cell) {
+    return linkNeighbour<L>(p, pos, i, sign, cell) && flags[cell] == kFluid;
+  };
+  if (q < T(0)) {
+    q = -q;
+    if (fluidAt(1, next)) {
+      if (q >= T(0.5))
+        return back / (q * (T(2) * q + T(1))) + (T(2) * q - T(1)) / q * load(i, self) +
+               (T(1) - T(2) * q) / (T(1) + T(2) * q) * load(i, next);
+      long long next2;
+      if (fluidAt(2, next2))
+        return q * (T(1) + T(2) * q) * back + (T(1) - T(4) * q * q) * load(o, next) -
+               q * (T(1) - T(2) * q) * load(o, next2);
+    }
+  }
   if (q >= T(0.5)) return (back + (T(2) * q - T(1)) * load(i, self)) / (T(2) * q);
-  long long next;
-  if (!linkNeighbour<L>(p, pos, i, 1, next) || flags[next] != kFluid) return back;
+  if (!fluidAt(1, next)) return back;
   return T(2) * q * back + (T(1) - T(2) * q) * load(o, next);
 }
 
-// After gather() for a cell with links into obstacles with interpolated bounce-back (q[i] > 0: the link's wall
-// distance, LbmSetup::curved): replaces what gather() bounced half-way on those links by interpolatedBounce() and,
-// when Forces, credits each link's obstacle with the momentum of the populations that actually crossed it,
-// onLink(obstacle, i, m) with m = f_i + f*_opp(i)(x) (shifted populations: + 2 w_i), as gather() credits a half-way
-// link. The caller passes gather() an onLink that skips the links with q[i] > 0, which are credited here instead.
+// After gather() for a cell with links into obstacles with interpolated bounce-back (q[i] != 0: the link's wall
+// distance, negative for the quadratic form, LbmSetup::curved): replaces what gather() bounced half-way on those
+// links by interpolatedBounce() and, when Forces, credits each link's obstacle with the momentum of the populations
+// that actually crossed it, onLink(obstacle, i, m) with m = f_i + f*_opp(i)(x) (shifted populations: + 2 w_i), as
+// gather() credits a half-way link. The caller passes gather() an onLink that skips the links with q[i] != 0, which
+// are credited here instead.
 // Shared by the cpu backend and the CUDA curved-cell kernel, so that both compute the same populations.
 template <class L, bool Forces, class T, class Load, class Link>
 HOPSIM_HD void interpolatedLinks(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load,

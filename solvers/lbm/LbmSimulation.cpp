@@ -158,7 +158,7 @@ CurvedLinks curvedLinks(const LbmCase& c, const LbmPartition& part, const Domain
             fluid[a] = solid[a] + L::c(i, a);
           }
           const Obstacle& ob = c.obstacles[flag - kObstacleBase];
-          if (ob.boundary != ObstacleBoundary::Interpolated) continue;
+          if (ob.boundary == ObstacleBoundary::Staircase) continue;
           // The fluid centre lies outside every obstacle and the solid one inside this one, so the segment enters
           // it; a distance of 0 (rounding at a centre on the surface) would read as half-way, hence the floor. A
           // mesh's inside test and its crossings may disagree by rounding where a centre lies on a slanted face:
@@ -170,6 +170,7 @@ CurvedLinks curvedLinks(const LbmCase& c, const LbmPartition& part, const Domain
                                                "({}, {}, {})",
                                                ob.name, fluid[0], fluid[1], fluid[2], solid[0], solid[1], solid[2]));
           q[i] = std::clamp(*t, 1e-9, 1.0);
+          if (ob.boundary == ObstacleBoundary::Quadratic) q[i] = -q[i];  // interpolatedBounce(): the sign says so
           any = true;
         }
         if (!any) continue;
@@ -280,6 +281,12 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part, int meshGpu) {
         !c.periodic[f / 2] && (b.type == BoundaryType::VelocityInlet || b.type == BoundaryType::PressureOutlet);
     if (open && d.hasGhosts()) s.haloAllPopulations = true;
   }
+  // A quadratic link with q >= 1/2 reads f*_i at x + c_i, an outgoing population where x + c_i is a ghost cell,
+  // which the halo then carries too. (One ghost layer: where x + 2 c_i lies beyond it, the link is linear.)
+  if (d.hasGhosts() && std::any_of(c.obstacles.begin(), c.obstacles.end(), [](const Obstacle& ob) {
+        return ob.boundary == ObstacleBoundary::Quadratic;
+      }))
+    s.haloAllPopulations = true;
 
   s.flags.resize(static_cast<std::size_t>(d.cells));
   s.density.assign(d.cells, c.initial.density);
@@ -317,7 +324,7 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part, int meshGpu) {
         }
       }
   const bool interpolated = std::any_of(c.obstacles.begin(), c.obstacles.end(), [](const Obstacle& ob) {
-    return ob.boundary == ObstacleBoundary::Interpolated;
+    return ob.boundary != ObstacleBoundary::Staircase;
   });
   s.enstrophy = c.output.enstrophy;
   if (interpolated) {

@@ -28,7 +28,7 @@ inline const char* flowName(Flow f) {
     case Flow::Channel: return "channel inlet/outlet+obstacle";
     case Flow::Cavity: return "cavity moving wall";
     case Flow::Duct: return "duct walls+force";
-    case Flow::Curved: return "interpolated obstacles+walls+force";
+    case Flow::Curved: return "interpolated (linear, quadratic) obstacles+walls+force";
   }
   return "?";
 }
@@ -95,12 +95,12 @@ inline std::string caseYaml(const std::string& lattice, const std::string& preci
                 "  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [0.02, 0, 0.01]}\nobstacles:\n"
                 "  - {name: across, shape: sphere, center: [3.6, 7.4, 6.2], radius: 3.4, boundary: interpolated}\n"
                 "  - {name: low, shape: cylinder, center: [13.6, 2.3, 0], axis: z, radius: 1.9, "
-                "boundary: interpolated}\n"
+                "boundary: quadratic}\n"
                 "  - {name: block, shape: box, min: [16, 8, 3], max: [19, 11, 7]}\n"
               : "domain: {cells: [40, 24], periodic: [x]}\nbody_force: [4.0e-5, 0]\nboundaries:\n"
                 "  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [0.02, 0]}\nobstacles:\n"
                 "  - {name: across, shape: circle, center: [4.6, 12.3], radius: 4.3, boundary: interpolated}\n"
-                "  - {name: low, shape: circle, center: [21.4, 2.2], radius: 1.8, boundary: interpolated}\n"
+                "  - {name: low, shape: circle, center: [21.4, 2.2], radius: 1.8, boundary: quadratic}\n"
                 "  - {name: block, shape: box, min: [30, 14], max: [34, 18]}\n";
       y += d3 ? "initial: {density: 1.0, velocity: [0.02, 0, 0]}\n" : "initial: {density: 1.0, velocity: [0.02, 0]}\n";
       break;
