@@ -47,13 +47,14 @@ references() {
 }
 # Schaefer-Turek 2D-2 (validation/lbm/cylinder2d_schaefer_turek.yaml) on the GPU at D cells across the cylinder and
 # the given inflow peak; every fifth of the forces sampled every 10 steps (step, cd, cl) into $R/st_NAME.csv.xz.
+# RE=20: 2D-1 instead (Re 20); ST_BOUNDARY: the cylinder's boundary (interpolated, quadratic or staircase).
 st() { local name=$1 D=$2 peak=$3 steps=$4; shift 4
   run "st_$name" 150 build/hopsim run validation/lbm/cylinder2d_schaefer_turek.yaml --set device.backend=cuda \
     --set "domain.cells=[$((22 * D)),$((41 * D / 10))]" \
-    --set "fluid={viscosity: $(python3 -c "print($peak / 1.5 * $D / 100)")}" \
+    --set "fluid={viscosity: $(python3 -c "print($peak / 1.5 * $D / ${RE:-100})")}" \
     --set "boundaries.x-={type: velocity_inlet, profile: parabolic, velocity: [$peak, 0]}" \
     --set "obstacles=[{name: cylinder, shape: circle, center: [$((2 * D)), $((2 * D))], radius: $((D / 2)), \
-           boundary: interpolated}]" \
+           boundary: ${ST_BOUNDARY:-interpolated}}]" \
     --set "output.forces={every: 10, reference: {velocity: $(python3 -c "print($peak / 1.5)"), length: $D, \
            density: 1.0}}" \
     --set output.every=0 --set run.steps=$steps "$@" --output /tmp/st_$name
@@ -420,7 +421,7 @@ sampled)
   # the issue's case (cavity 256^3 FP32, 1000 steps, no fields) with observables every step, every 10 and once,
   # summed in the step and by the observables kernel's pass (HOPSIM_LBM_SAMPLE_IN_STEP=0), in two rounds of
   # opposite order beside the update alone (`hopsim bench`); ncu of two sampled steps and two plain ones.
-  run ss_test 150 $T "CUDA LBM: observables summed in the sampled step are bitwise the separate pass's"
+  run ss_test 150 $T "CUDA LBM: observables summed in the sampled step agree with the separate pass's"
   C22="bench/lbm_cavity3d_256_single.yaml --set run.steps=1000 --set output.every=0"
   for round in 1 2; do
     order="1 0"; [ $round = 2 ] && order="0 1"
@@ -433,6 +434,26 @@ sampled)
       --json "$R/ss_bench_$round.json"
   done
   run ncu_ss 120 $NCU_STEP -k "regex:bulk|observ|fold" -c 12 build/hopsim run $C22 --set run.steps=4 \
+    --set output.observables.every=2 --output /tmp/ss_ncu ;;
+sampled2)
+  # Issue 22, observables every step: the sampled step's test; the issue's case (cavity 256^3 FP32, 1000 steps, no
+  # fields) with observables every step and every 10 for this build and for each variant binary in $VARIANTS (paths,
+  # e.g. prebuilt/hopsim_floatsums), in two rounds of opposite order, beside the update alone (`hopsim bench`) of
+  # this build; ncu of two sampled and two plain steps of this build.
+  run ss_test 150 $T "CUDA LBM: observables summed in the sampled step agree with the separate pass's"
+  C22="bench/lbm_cavity3d_256_single.yaml --set run.steps=1000 --set output.every=0"
+  bins="build/hopsim ${VARIANTS:-}"
+  for round in 1 2; do
+    list=$bins; [ $round = 2 ] && list=$(echo $bins | tr ' ' '\n' | tac | tr '\n' ' ')
+    for bin in $list; do for e in 1 10; do
+      name="s2_$(basename $bin)_every${e}_$round"
+      run "$name" 60 $bin run $C22 --set output.observables.every=$e --output /tmp/ss
+      cp /tmp/ss/run.json "$R/$name.json" 2>/dev/null; rm -rf /tmp/ss
+    done; done
+    run "s2_bench_$round" 60 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
+      --json "$R/s2_bench_$round.json"
+  done
+  run ncu_s2 120 $NCU_STEP -k "regex:bulk|observ|fold" -c 12 build/hopsim run $C22 --set run.steps=4 \
     --set output.observables.every=2 --output /tmp/ss_ncu ;;
 flows)
   # Issue 18 on the GPU: the sphere array against Zick & Homsy (the quick row and the radius study), the GPU test of a
@@ -464,6 +485,13 @@ flows3)
   # Issue 18: Schaefer-Turek 2D-2 at D = 40 with the outlet twice as far (a channel of 4.4 instead of 2.2): whether the
   # pressure outlet (not the benchmark's do-nothing outflow) holds cl_max low.
   st d40_long 40 0.03 700000 --set "domain.cells=[1760,164]" ;;
+flows4)
+  # Issue 18: the cylinder with quadratic interpolated bounce-back against the linear form: 2D-2 at D = 40 (the linear
+  # form's run is flows' st d40), 2D-1 at D = 20 and 40 with both.
+  ST_BOUNDARY=quadratic st d40_quad 40 0.03 700000
+  for D in 20 40; do for b in interpolated quadratic; do
+    RE=20 ST_BOUNDARY=$b st "re20_d${D}_$b" $D 0.03 $((D * 11000))
+  done; done ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
