@@ -49,7 +49,7 @@ references() {
 # the given inflow peak; every fifth of the forces sampled every 10 steps (step, cd, cl) into $R/st_NAME.csv.xz.
 # RE=20: 2D-1 instead (Re 20); ST_BOUNDARY: the cylinder's boundary (interpolated, quadratic or staircase).
 st() { local name=$1 D=$2 peak=$3 steps=$4; shift 4
-  run "st_$name" 150 build/hopsim run validation/lbm/cylinder2d_schaefer_turek.yaml --set device.backend=cuda \
+  run "st_$name" ${ST_LIMIT:-150} build/hopsim run validation/lbm/cylinder2d_schaefer_turek.yaml --set device.backend=cuda \
     --set "domain.cells=[$((22 * D)),$((41 * D / 10))]" \
     --set "fluid={viscosity: $(python3 -c "print($peak / 1.5 * $D / ${RE:-100})")}" \
     --set "boundaries.x-={type: velocity_inlet, profile: parabolic, velocity: [$peak, 0]}" \
@@ -492,6 +492,10 @@ flows4)
   for D in 20 40; do for b in interpolated quadratic; do
     RE=20 ST_BOUNDARY=$b st "re20_d${D}_$b" $D 0.03 $((D * 11000))
   done; done ;;
+flows5)
+  # Issue 18: 2D-2 with quadratic interpolated bounce-back at D = 60 and 80 (the linear form's rows: flows, flows2).
+  ST_BOUNDARY=quadratic st d60_quad 60 0.03 1000000
+  ST_LIMIT=240 ST_BOUNDARY=quadratic st d80_quad 80 0.03 1600000 ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
