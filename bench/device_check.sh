@@ -496,6 +496,9 @@ flows5)
   # Issue 18: 2D-2 with quadratic interpolated bounce-back at D = 60 and 80 (the linear form's rows: flows, flows2).
   ST_BOUNDARY=quadratic st d60_quad 60 0.03 1000000
   ST_LIMIT=240 ST_BOUNDARY=quadratic st d80_quad 80 0.03 1600000 ;;
+flows6)
+  # Issue 18: 2D-2 at D = 40, quadratic, at half the Mach number (peak 0.015, tau 0.512; twice the steps).
+  ST_LIMIT=120 ST_BOUNDARY=quadratic st d40_quad_ma 40 0.015 2400000 ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"

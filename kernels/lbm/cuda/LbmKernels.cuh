@@ -178,16 +178,16 @@ __device__ __forceinline__ V foldWarp(int k, V w, int first = 16) {
   return w;
 }
 
-// Folds the threads' observables `v` over the block, in a fixed order (deterministic), into partials[kObservables
-// x block]: each warp by shuffles in the values' type V, then warp 0 over the warps' results in `scratch` (shared
-// memory, kObservables x warps, doubles), with one barrier; warp 0's folds take three steps (8 warps at most: 0 is
-// neutral for the lanes beyond, so the steps of 16 and 8 lanes would change nothing), the block's other warps
-// having left. Cells are summed in their arithmetic type (a single-precision run's warps in
-// float: half the shuffles of doubles and no conversions per cell; a warp's sum carries five roundings of 2^-24 of
-// its magnitudes' sum at most), blocks and the grid in double. Blocks of whole warps (the kernels' blocks have 64,
-// 128 or 256 threads); every thread of the block calls it. Cells: v holds the thread's cell's values; the fluid cells
-// are counted from `fluid` by the barrier itself, not shuffled, and the enstrophy is folded only where `enstrophy`
-// (0 otherwise). Otherwise v holds partials, all five folded (`fluid` and `enstrophy` unused).
+// Folds the threads' observables `v` over the block, in a fixed order (deterministic), into partials[kObservables x
+// block]: each warp by shuffles in the values' type V, then warp 0 over the warps' results in `scratch` (shared memory,
+// kObservables x warps, doubles), with one barrier; warp 0's folds take three steps (8 warps at most: 0 is neutral for
+// the lanes beyond, so the steps of 16 and 8 lanes would change nothing), the block's other warps having left. Cells
+// are summed in their arithmetic type (a single-precision run's warps in float: half the shuffles of doubles and no
+// conversions per cell; a warp's sum carries five roundings of 2^-24 of its magnitudes' sum at most), blocks and the
+// grid in double. Blocks of whole warps (the kernels' blocks have 64, 128 or 256 threads); every thread of the block
+// calls it. Cells: v holds the thread's cell's values; the fluid cells are counted from `fluid` by the barrier itself,
+// not shuffled, and the enstrophy is folded only where `enstrophy` (0 otherwise). Otherwise v holds partials, all five
+// folded (`fluid` and `enstrophy` unused).
 template <bool Cells, class V>
 __device__ inline void reduceBlockObservables(V v[kObservables], bool fluid, bool enstrophy, double* scratch,
                                               double* partials) {
