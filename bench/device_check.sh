@@ -60,6 +60,27 @@ st() { local name=$1 D=$2 peak=$3 steps=$4; shift 4
     --set output.every=0 --set run.steps=$steps "$@" --output /tmp/st_$name
   awk -F, 'NR == 1 || NR % 5 == 1 {print $1 "," $6 "," $7}' /tmp/st_$name/forces.csv | xz -9 > "$R/st_$name.csv.xz"
   rm -rf /tmp/st_$name; }
+# Issue 22's sampled-step measurements, group TAG: the sampled step's GPU test; the issue's case (cavity 256^3 FP32,
+# 1000 steps, no fields) with observables every E of EVERIES steps for each variant ("name:command", the command run
+# as `command run CASE`), in two rounds of opposite order, beside the update alone (`hopsim bench`) of this build;
+# ncu of two sampled and two plain steps of this build.
+sampledRounds() { local tag=$1 everies=$2; shift 2
+  local variants=("$@") round v e name k
+  run ss_test 150 $T "CUDA LBM: observables summed in the sampled step agree with the separate pass's"
+  local c22="bench/lbm_cavity3d_256_single.yaml --set run.steps=1000 --set output.every=0"
+  for round in 1 2; do
+    local order=("${variants[@]}")
+    if [ $round = 2 ]; then order=(); for ((k = ${#variants[@]} - 1; k >= 0; --k)); do order+=("${variants[k]}"); done; fi
+    for v in "${order[@]}"; do for e in $everies; do
+      name="${tag}_${v%%:*}_every${e}_$round"
+      run "$name" 60 ${v#*:} run $c22 --set output.observables.every=$e --output /tmp/ss
+      cp /tmp/ss/run.json "$R/$name.json" 2>/dev/null; rm -rf /tmp/ss
+    done; done
+    run "${tag}_bench_$round" 60 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
+      --json "$R/${tag}_bench_$round.json"
+  done
+  run "ncu_$tag" 120 $NCU_STEP -k "regex:bulk|observ|fold" -c 12 build/hopsim run $c22 --set run.steps=4 \
+    --set output.observables.every=2 --output /tmp/ss_ncu; }
 # OLD_SRC=old.tar: the source of an earlier commit (git archive), built here once (hopsim only, same configuration)
 # into /tmp/old/prebuilt/hopsim, where the `archbench` group finds it for the old-vs-new benchmarks of one call. It
 # stays there while the machine is warm; OLD=old.tgz (bench/prebuild.sh at that commit) unpacks a binary instead.
@@ -417,44 +438,16 @@ obsfold)
   run of_bench 60 build/hopsim bench bench/lbm_cavity3d_256_single.yaml --repeats 5 --json "$R/of_bench.json"
   rm -rf /tmp/of10 /tmp/of1 /tmp/of1000 ;;
 sampled)
-  # Issue 22: the observables summed in the sampled step's bulk kernel (KernelPlan::sampleInStep). Its GPU test;
-  # the issue's case (cavity 256^3 FP32, 1000 steps, no fields) with observables every step, every 10 and once,
-  # summed in the step and by the observables kernel's pass (HOPSIM_LBM_SAMPLE_IN_STEP=0), in two rounds of
-  # opposite order beside the update alone (`hopsim bench`); ncu of two sampled steps and two plain ones.
-  run ss_test 150 $T "CUDA LBM: observables summed in the sampled step agree with the separate pass's"
-  C22="bench/lbm_cavity3d_256_single.yaml --set run.steps=1000 --set output.every=0"
-  for round in 1 2; do
-    order="1 0"; [ $round = 2 ] && order="0 1"
-    for e in 1 10 1000; do for i in $order; do
-      run "ss_run${e}_s${i}_$round" 60 env HOPSIM_LBM_SAMPLE_IN_STEP=$i build/hopsim run $C22 \
-        --set output.observables.every=$e --output /tmp/ss
-      cp /tmp/ss/run.json "$R/ss_run${e}_s${i}_$round.json" 2>/dev/null; rm -rf /tmp/ss
-    done; done
-    run "ss_bench_$round" 60 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
-      --json "$R/ss_bench_$round.json"
-  done
-  run ncu_ss 120 $NCU_STEP -k "regex:bulk|observ|fold" -c 12 build/hopsim run $C22 --set run.steps=4 \
-    --set output.observables.every=2 --output /tmp/ss_ncu ;;
+  # Issue 22: the observables summed in the sampled step's bulk kernel (KernelPlan::sampleInStep), against the
+  # observables kernel's pass (HOPSIM_LBM_SAMPLE_IN_STEP=0), observables every step, every 10 and once.
+  sampledRounds ss "1 10 1000" "s1:env HOPSIM_LBM_SAMPLE_IN_STEP=1 build/hopsim" \
+    "s0:env HOPSIM_LBM_SAMPLE_IN_STEP=0 build/hopsim" ;;
 sampled2)
-  # Issue 22, observables every step: the sampled step's test; the issue's case (cavity 256^3 FP32, 1000 steps, no
-  # fields) with observables every step and every 10 for this build and for each variant binary in $VARIANTS (paths,
-  # e.g. prebuilt/hopsim_floatsums), in two rounds of opposite order, beside the update alone (`hopsim bench`) of
-  # this build; ncu of two sampled and two plain steps of this build.
-  run ss_test 150 $T "CUDA LBM: observables summed in the sampled step agree with the separate pass's"
-  C22="bench/lbm_cavity3d_256_single.yaml --set run.steps=1000 --set output.every=0"
-  bins="build/hopsim ${VARIANTS:-}"
-  for round in 1 2; do
-    list=$bins; [ $round = 2 ] && list=$(echo $bins | tr ' ' '\n' | tac | tr '\n' ' ')
-    for bin in $list; do for e in 1 10; do
-      name="s2_$(basename $bin)_every${e}_$round"
-      run "$name" 60 $bin run $C22 --set output.observables.every=$e --output /tmp/ss
-      cp /tmp/ss/run.json "$R/$name.json" 2>/dev/null; rm -rf /tmp/ss
-    done; done
-    run "s2_bench_$round" 60 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
-      --json "$R/s2_bench_$round.json"
-  done
-  run ncu_s2 120 $NCU_STEP -k "regex:bulk|observ|fold" -c 12 build/hopsim run $C22 --set run.steps=4 \
-    --set output.observables.every=2 --output /tmp/ss_ncu ;;
+  # Issue 22, observables every step and every 10: this build and each variant binary in $VARIANTS (paths, e.g.
+  # prebuilt/hopsim_floatsums).
+  variants=()
+  for bin in build/hopsim ${VARIANTS:-}; do variants+=("$(basename "$bin"):$bin"); done
+  sampledRounds s2 "1 10" "${variants[@]}" ;;
 flows)
   # Issue 18 on the GPU: the sphere array against Zick & Homsy (the quick row and the radius study), the GPU test of a
   # 67M-cell box's observables, and Schaefer-Turek 2D-2 runs long enough to show how cd_max and cl_max settle (the
