@@ -492,6 +492,36 @@ flows5)
 flows6)
   # Issue 18: 2D-2 at D = 40, quadratic, at half the Mach number (peak 0.015, tau 0.512; twice the steps).
   ST_LIMIT=120 ST_BOUNDARY=quadratic st d40_quad_ma 40 0.015 2400000 ;;
+pairs)
+  # FP16 storage, two cells per thread (the default) against one (HOPSIM_LBM_HALF_PAIRS=0) on each lattice, periodic
+  # and bounded, each run its own process, two rounds in opposite order: D3Q27's and D2Q9's pair kernels had not been
+  # measured against their one-cell kernels (D3Q19's: docs/performance.md, "two cells per thread").
+  P27="bench/lbm_d3q27_256_single.yaml"
+  C27="bench/lbm_cavity3d_256_single.yaml --set lattice=D3Q27"
+  for round in 1 2; do
+    order="1 0"; [ $round = 2 ] && order="0 1"
+    for pp in $order; do
+      for c in "p27:$P27" "c27:$C27" "p19:bench/lbm_d3q19_256_single.yaml" "c19:bench/lbm_cavity3d_256_single.yaml" \
+               "p9:bench/lbm_d2q9_4096_single.yaml" "c9:bench/lbm_cavity2d_4096_single.yaml"; do
+        run "pairs_${c%%:*}_${pp}_$round" 45 env HOPSIM_LBM_HALF_PAIRS=$pp $B ${c#*:} --set precision=half \
+          --kernels portable --layouts two-lattice --repeats 5 --json "$R/pairs_${c%%:*}_${pp}_$round.json"
+      done
+    done
+  done ;;
+pairs2)
+  # The planner's FP16 choice (one cell per thread on 3-D boxes with wall cells): the 3-D channel with a cylinder
+  # (walls, inlet/outlet, an obstacle) both ways and as planned, the 3-D cavities and a periodic box as planned.
+  for round in 1 2; do
+    order="1 0"; [ $round = 2 ] && order="0 1"
+    for pp in $order; do
+      run "pairs2_ch19_${pp}_$round" 45 env HOPSIM_LBM_HALF_PAIRS=$pp $B bench/lbm_channel3d_cylinder_single.yaml \
+        --set precision=half --kernels portable --repeats 5 --json "$R/pairs2_ch19_${pp}_$round.json"
+    done
+  done
+  for c in "ch19:bench/lbm_channel3d_cylinder_single.yaml" "c19:bench/lbm_cavity3d_256_single.yaml" \
+           "c27:bench/lbm_cavity3d_256_single.yaml --set lattice=D3Q27" "p19:bench/lbm_d3q19_256_single.yaml"; do
+    run "pairs2_${c%%:*}_auto" 45 $B ${c#*:} --set precision=half --repeats 5 --json "$R/pairs2_${c%%:*}_auto.json"
+  done ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"

@@ -127,6 +127,20 @@ bool wallsInBulkMeasuredFaster(const LbmSetup& s, bool openMoments) {
 // links of nine loads each and the extra launch costs more than it saves.
 bool openMomentsMeasuredFaster(const LbmSetup& s) { return dimensionsOf(s.lattice) == 3; }
 
+// Whether two cells per thread (FP16 storage, KernelPlan::halfPairs) measured faster than one, H200, 2026-12-03
+// (docs/performance.md, "Two cells per thread on bounded boxes"; `hopsim bench --kernels portable`, each variant its
+// own process, two rounds): yes on every D2Q9 case (periodic 4096^2 76,700 vs 67,900 MLUPS, cavity 71,110 vs 63,680)
+// and on solid-free periodic 3-D boxes (D3Q19 256^3 39,685 vs 37,750, D3Q27 27,853 vs 26,170); no on 3-D boxes whose
+// wall cells the bulk kernel takes (the cavity 256^3: D3Q19 27,593 vs 29,412, D3Q27 13,769 vs 17,943), where a pair
+// with a wall cell holds both cells' bounce and moving-wall code and the pair kernel's 80 registers (D3Q19; 128
+// for D3Q27) leave fewer warps to hide it.
+bool halfPairsMeasuredFaster(const LbmSetup& s, bool wallsInBulk) {
+  if (dimensionsOf(s.lattice) == 2 || !wallsInBulk) return true;
+  for (int a = 0; a < 3; ++a)
+    if (!s.domain.periodic[a]) return false;
+  return std::none_of(s.flags.begin(), s.flags.end(), [](std::uint8_t f) { return f != kFluid; });
+}
+
 // Whether the inlet and outlet face cells measured faster in the bulk kernel's pass than in the boundary kernel
 // (KernelPlan::openInBulk), H200, 2026-12-03 (docs/performance.md, "Inlet and outlet cells in the bulk kernel"): no.
 // The 3-D channel with a cylinder, FP32 (the only case the kernel is compiled for): 14,616 against 18,311 MLUPS; a
@@ -149,13 +163,13 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
     throw InputError(fmt::format("HOPSIM_LBM_BLOCK_THREADS={}: expected 64, 128 or 256", o.blockThreads));
   k.blockThreads = o.blockThreads ? o.blockThreads : 256;
   k.graphSteps = o.graphSteps ? o.graphSteps + (o.graphSteps & 1) : 32;  // even: a graph ends on its start parity
-  k.halfPairs = o.halfPairs != 0;
   const bool momentsAsked = o.openMoments == 1 || (o.openMoments < 0 && openMomentsMeasuredFaster(s));
   k.openMoments = momentsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts() && hasOpenFaces(s);
   const bool wallsAsked = o.wallsInBulk == 1 || (o.wallsInBulk < 0 && wallsInBulkMeasuredFaster(s, k.openMoments));
   k.wallsInBulk = wallsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts();
   const bool openAsked = o.openInBulk == 1 || (o.openInBulk < 0 && openInBulkMeasuredFaster(s));
   k.openInBulk = openAsked && k.openMoments && k.wallsInBulk;
+  k.halfPairs = o.halfPairs == 1 || (o.halfPairs < 0 && halfPairsMeasuredFaster(s, k.wallsInBulk));
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
   k.sampleInStep = o.sampleInStep != 0 && !s.domain.hasGhosts();
   if (plan.backend != Backend::Cuda) return;

@@ -13,11 +13,15 @@ using namespace hopsim::lbm::testing;
 
 namespace {
 
-KernelPlan planFor(const std::string& lattice, const std::string& precision, Flow flow, DeviceOverrides o = {}) {
+KernelPlan planForYaml(const std::string& yaml, DeviceOverrides o = {}) {
   DevicePlan plan;  // the cpu backend: the planner stops before the GPU's own choices
   plan.overrides = o;
-  planLbmKernels(plan, buildSetup(parseCase(caseYaml(lattice, precision, "trt", flow))));
+  planLbmKernels(plan, buildSetup(parseCase(yaml)));
   return plan.lbm;
+}
+
+KernelPlan planFor(const std::string& lattice, const std::string& precision, Flow flow, DeviceOverrides o = {}) {
+  return planForYaml(caseYaml(lattice, precision, "trt", flow), o);
 }
 
 }  // namespace
@@ -54,4 +58,34 @@ TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells and sam
   DeviceOverrides separate;
   separate.sampleInStep = 0;
   CHECK(!planFor("D3Q19", "single", Flow::Cavity, separate).sampleInStep);
+}
+
+TEST_CASE("LBM kernel plan: FP16 storage with two cells per thread where that measured faster", "[unit][lbm]") {
+  // Every D2Q9 case; 3-D boxes only where they are periodic and solid-free (no wall cell in the bulk kernel).
+  for (const Flow flow : {Flow::PeriodicForce, Flow::Channel, Flow::Cavity}) {
+    INFO(flowName(flow));
+    CHECK(planFor("D2Q9", "half", flow).halfPairs);
+    for (const std::string lattice : {"D3Q19", "D3Q27"}) {
+      INFO(lattice);
+      CHECK(!planFor(lattice, "half", flow).halfPairs);
+    }
+  }
+  CHECK(!planFor("D3Q19", "half", Flow::Duct).halfPairs);
+  for (const std::string lattice : {"D3Q19", "D3Q27"}) {
+    INFO(lattice);
+    const std::string periodic = "solver: lbm\nlattice: " + lattice + "\nprecision: half\nfluid: {tau: 0.7}\n"
+                                 "domain: {cells: [16, 12, 10], periodic: [x, y, z]}\nrun: {steps: 1}\n";
+    CHECK(planForYaml(periodic).halfPairs);
+  }
+  // The wall cells in the boundary kernel (the pair kernel then takes bulk pairs only): two cells per thread, as
+  // measured before the wall cells moved into the bulk kernel.
+  DeviceOverrides wallsApart;
+  wallsApart.wallsInBulk = 0;
+  CHECK(planFor("D3Q19", "half", Flow::Cavity, wallsApart).halfPairs);
+  // HOPSIM_LBM_HALF_PAIRS overrides the measured choice either way.
+  DeviceOverrides pairs, single;
+  pairs.halfPairs = 1;
+  single.halfPairs = 0;
+  CHECK(planFor("D3Q19", "half", Flow::Cavity, pairs).halfPairs);
+  CHECK(!planFor("D2Q9", "half", Flow::Cavity, single).halfPairs);
 }
