@@ -1,12 +1,8 @@
 // Test entry point: Catch2 2.x or 3.x, and "no GPU" turned into ctest's skip code for the [gpu] tests.
-#if !defined(HOPSIM_CATCH2_V3)
-#define CATCH_CONFIG_RUNNER  // Catch2 2.x: this file compiles the framework and supplies main()
-#endif
-#include "CatchCompat.h"
-
 #include <cstdio>
 #include <cstring>
 
+#include "CatchSession.h"
 #include "kernels/common/DeviceInfo.h"
 
 int main(int argc, char* argv[]) {
@@ -19,5 +15,5 @@ int main(int argc, char* argv[]) {
       return 77;
     }
   }
-  return Catch::Session().run(argc, argv);
+  return hopsim::testing::runCatchSession(argc, argv);
 }

@@ -1,14 +1,10 @@
 // Entry point of the MPI test binary (run under mpiexec): MPI around Catch2, one verdict for all ranks.
-#if !defined(HOPSIM_CATCH2_V3)
-#define CATCH_CONFIG_RUNNER  // Catch2 2.x: this file compiles the framework and supplies main()
-#endif
-#include "CatchCompat.h"
-
+#include "CatchSession.h"
 #include "core/Mpi.h"
 
 int main(int argc, char* argv[]) {
   hopsim::mpi::Session session(argc, argv);
-  const int failed = Catch::Session().run(argc, argv);
+  const int failed = hopsim::testing::runCatchSession(argc, argv);
   // A test that failed on one rank fails the run on every rank, so mpiexec's exit code says so whichever it reports.
   const double anyFailed = hopsim::mpi::allreduceMax(failed != 0 ? 1.0 : 0.0);
   return anyFailed > 0 ? 1 : 0;
