@@ -522,6 +522,15 @@ pairs2)
            "c27:bench/lbm_cavity3d_256_single.yaml --set lattice=D3Q27" "p19:bench/lbm_d3q19_256_single.yaml"; do
     run "pairs2_${c%%:*}_auto" 45 $B ${c#*:} --set precision=half --repeats 5 --json "$R/pairs2_${c%%:*}_auto.json"
   done ;;
+halfch)
+  # ncu of one step of the FP16 3-D channel and cavity, one cell per thread (the plan) and two: each kernel's time,
+  # DRAM bytes, warp instructions, occupancy, registers, and its long-scoreboard stalls.
+  for c in "ch19:bench/lbm_channel3d_cylinder_single.yaml" "c19:bench/lbm_cavity3d_256_single.yaml"; do
+    for pp in 0 1; do
+      run "ncu_halfch_${c%%:*}_$pp" 90 env HOPSIM_LBM_HALF_PAIRS=$pp $NCU_STEP,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__thread_inst_executed_per_inst_executed.ratio \
+        -k "regex:Step|Pair|Moments" -c 6 $B ${c#*:} --set precision=half --kernels portable --steps 8 --repeats 1
+    done
+  done ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
