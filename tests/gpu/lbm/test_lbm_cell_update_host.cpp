@@ -170,11 +170,13 @@ TEST_CASE("CUDA wall cells in the bulk pass are bitwise the boundary kernel's (h
       }
 }
 
+// TRT only: both sides relax through the same collideWith() (Collision.h), and BGK and TRT without a force or LES
+// run the same kernel variant (Terms 0), so BGK adds no path of the CUDA cell code; it runs in the 64-bit case
+// below and in the [gpu] agreement tests. (BGK here too doubled this entry, the longest of CI's ctest: 140 s.)
 TEST_CASE("CUDA cell update on the host matches the CPU backend, both layouts", "[unit][lbm][cuda-host]") {
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
     for (const std::string precision : {"double", "single", "half"})
-      for (const std::string collision : {"bgk", "trt"})
-        for (const Flow flow : flowsFor(lattice)) checkAgainstCpu(lattice, precision, collision, flow, false);
+      for (const Flow flow : flowsFor(lattice)) checkAgainstCpu(lattice, precision, "trt", flow, false);
 }
 
 TEST_CASE("CUDA cell update with Smagorinsky LES and the regularised operator on the host matches the CPU backend",
