@@ -531,6 +531,28 @@ halfch)
         -k "regex:Step|Pair|Moments" -c 6 $B ${c#*:} --set precision=half --kernels portable --steps 8 --repeats 1
     done
   done ;;
+sidecap)
+  # The side stream's list kernels (face moments, boundary, curved) on at most N blocks (HOPSIM_LBM_SIDE_BLOCKS;
+  # unset: one thread per cell) beside the bulk kernel: the 3-D channel (FP32 staircase and interpolated, FP16) and
+  # the 2-D one with an interpolated cylinder, each N its own process, two rounds in opposite order.
+  for round in 1 2; do
+    caps="none 33 66 132 264"; [ $round = 2 ] && caps="264 132 66 33 none"
+    for n in $caps; do
+      for c in ch3 ch3i ch3h ch2i; do
+        case $c in
+          ch3) args=(bench/lbm_channel3d_cylinder_single.yaml) ;;
+          ch3i) args=(bench/lbm_channel3d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: cylinder, \
+                      center: [128, 63.5, 64], radius: 16, axis: z, boundary: interpolated}]") ;;
+          ch3h) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=half) ;;
+          ch2i) args=(bench/lbm_channel2d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: circle, \
+                      center: [1024, 511.5], radius: 64, boundary: interpolated}]") ;;
+        esac
+        e=""; [ $n != none ] && e="HOPSIM_LBM_SIDE_BLOCKS=$n"
+        run "sidecap_${c}_${n}_$round" 45 env $e $B "${args[@]}" --kernels portable --repeats 5 \
+          --json "$R/sidecap_${c}_${n}_$round.json"
+      done
+    done
+  done ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"

@@ -50,6 +50,9 @@ struct KernelPlan {
   // highest priority, beside the bulk update instead of after it (they write other cells, and their latency-bound
   // chains then hide under the bulk kernel's time); off: all on one stream, one after the other.
   bool sideStream = true;
+  // With sideStream: the side stream's list kernels launch at most this many blocks, each thread taking several
+  // cells, so that they hold fewer of the SMs' registers beside the bulk kernel; 0: one thread per cell.
+  int sideBlocks = 0;
   // One rank: a step whose state is sampled (observables) sums them in a variant of the portable bulk kernel as it
   // stores the populations, instead of a pass of the observables kernel over the state after it (FP32 storage, two
   // lattices, one cell per thread, 32-bit indices: the variant is compiled for that; LbmBackend::advanceSampled).
@@ -76,6 +79,7 @@ struct DeviceOverrides {
   int openMoments = -1;                  // HOPSIM_LBM_OPEN_MOMENTS=0|1
   int openInBulk = -1;                   // HOPSIM_LBM_OPEN_IN_BULK=0|1
   int sideStream = -1;                   // HOPSIM_LBM_SIDE_STREAM=0|1
+  int sideBlocks = -1;                   // HOPSIM_LBM_SIDE_BLOCKS=N (0: one thread per cell; -1: not set)
   int sampleInStep = -1;                 // HOPSIM_LBM_SAMPLE_IN_STEP=0|1
   int hopperCluster = 0;                 // HOPSIM_HOPPER_CLUSTER=2|4|8|16
   lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto

@@ -61,6 +61,7 @@ DeviceOverrides readDeviceOverrides() {
   o.openMoments = choiceFrom("HOPSIM_LBM_OPEN_MOMENTS", {"0", "1"}, -1);
   o.openInBulk = choiceFrom("HOPSIM_LBM_OPEN_IN_BULK", {"0", "1"}, -1);
   o.sideStream = choiceFrom("HOPSIM_LBM_SIDE_STREAM", {"0", "1"}, -1);
+  if (environment("HOPSIM_LBM_SIDE_BLOCKS")) o.sideBlocks = integerFrom("HOPSIM_LBM_SIDE_BLOCKS", 0, 1 << 20);
   o.sampleInStep = choiceFrom("HOPSIM_LBM_SAMPLE_IN_STEP", {"0", "1"}, -1);
   o.hopperCluster = integerFrom("HOPSIM_HOPPER_CLUSTER", 0, 16);
   constexpr TileLoad loads[] = {TileLoad::Tma, TileLoad::Plain, TileLoad::Auto};
@@ -126,6 +127,7 @@ nlohmann::json toJson(const lbm::KernelPlan& k) {
           {"open_moments", k.openMoments},
           {"open_in_bulk", k.openInBulk},
           {"side_stream", k.sideStream},
+          {"side_blocks", k.sideBlocks},
           {"sample_in_step", k.sampleInStep},
           {"cluster_blocks", k.clusterBlocks},
           {"tile_load", toString(k.tileLoad)},

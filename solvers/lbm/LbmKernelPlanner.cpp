@@ -171,6 +171,7 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.openInBulk = openAsked && k.openMoments && k.wallsInBulk;
   k.halfPairs = o.halfPairs == 1 || (o.halfPairs < 0 && halfPairsMeasuredFaster(s, k.wallsInBulk));
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
+  k.sideBlocks = k.sideStream && o.sideBlocks > 0 ? o.sideBlocks : 0;
   k.sampleInStep = o.sampleInStep != 0 && !s.domain.hasGhosts();
   if (plan.backend != Backend::Cuda) return;
 

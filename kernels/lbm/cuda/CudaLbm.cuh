@@ -825,9 +825,17 @@ class CudaLbm final : public LbmBackend {
     launchCurved(st, parity, forces, part.curved);
   }
 
+  // Blocks of kBoundaryBlockThreads for a list kernel over `count` cells on stream `st`: one thread per cell, or on
+  // the side stream at most KernelPlan::sideBlocks blocks (the kernels then step through their lists).
+  unsigned listBlocks(cudaStream_t st, long long count) const {
+    const long long perCell = (count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads;
+    const bool capped = plan_.sideBlocks > 0 && st == sideStream_.get();
+    return static_cast<unsigned>(capped ? std::min<long long>(perCell, plan_.sideBlocks) : perCell);
+  }
+
   void launchOpenMoments(cudaStream_t st, int parity) const {
     if (!openMoments_.slots) return;
-    const auto blocks = static_cast<unsigned>((openMoments_.slots + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+    const unsigned blocks = listBlocks(st, openMoments_.slots);
     target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
       openMomentsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, flags_.get(), access, openMoments_);
       HOPSIM_CUDA_CHECK_LAUNCH("openMomentsKernel");
@@ -837,7 +845,7 @@ class CudaLbm final : public LbmBackend {
   void launchBoundary(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
     if (!part.count) return;
     const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces, openMoments_};
-    const auto blocks = static_cast<unsigned>((part.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+    const unsigned blocks = listBlocks(st, part.count);
     target_.template withAccess<unsigned long long>(parity, [&](const auto access) {
       boundaryStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
       HOPSIM_CUDA_CHECK_LAUNCH("boundaryStepKernel");
@@ -847,7 +855,7 @@ class CudaLbm final : public LbmBackend {
   void launchCurved(cudaStream_t st, int parity, double* forces, const CurvedPart& curved) const {
     if (!curved.count) return;
     const BoundaryArgs<T> args{p_, flags_.get(), curved.list, curved.count, forces, openMoments_, curved.q};
-    const auto blocks = static_cast<unsigned>((curved.count + kBoundaryBlockThreads - 1) / kBoundaryBlockThreads);
+    const unsigned blocks = listBlocks(st, curved.count);
     target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
       curvedStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
       HOPSIM_CUDA_CHECK_LAUNCH("curvedStepKernel");

@@ -73,8 +73,9 @@ __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
 // and run only when asked (KernelPlan::openInBulk: it measured slower than the boundary kernel beside the bulk one).
 template <class L, class Index, int Terms, class Access, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
-    bulkFacesKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls, const Access access,
-                    const std::uint8_t* __restrict__ flags, const __grid_constant__ OpenFaceMoments<T> open) {
+    bulkFacesKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls,
+                    const Access access, const std::uint8_t* __restrict__ flags,
+                    const __grid_constant__ OpenFaceMoments<T> open) {
   int x, y, z;
   if (!cellOfThread(p, 0, x, y, z)) return;
   const auto c = CellCursor<Index>::make(p, x, y, z);
@@ -83,15 +84,22 @@ __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
     updateCellWithWalls<L, Terms, true>(p, flags, access, c, k, open);
 }
 
+// The list kernels below (boundary, curved, face moments) take one listed cell per thread, or, launched with fewer
+// blocks than that (CudaLbm::listBlocks, KernelPlan::sideBlocks), every (blocks x threads)-th cell from their first.
+__device__ __forceinline__ long long firstListed() {
+  return static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ long long listStride() { return static_cast<long long>(gridDim.x) * blockDim.x; }
+
 // The fluid cells next to a face or a solid cell, from a list (64-bit indices: few cells, one instantiation).
 template <class L, class Access, class T>
 __global__ void __launch_bounds__(kBoundaryBlockThreads)
     boundaryStepKernel(const __grid_constant__ BoundaryArgs<T> args, const Access access) {
-  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k >= args.count) return;
-  const BoundaryCell b = args.cells[k];
-  const auto c = CellCursor<unsigned long long>::make(args.p, b.x, b.y, b.z);
-  updateBoundaryCell<L>(args.p, args.flags, access, c, args.forces, args.open);
+  for (long long k = firstListed(); k < args.count; k += listStride()) {
+    const BoundaryCell b = args.cells[k];
+    const auto c = CellCursor<unsigned long long>::make(args.p, b.x, b.y, b.z);
+    updateBoundaryCell<L>(args.p, args.flags, access, c, args.forces, args.open);
+  }
 }
 
 // The fluid cells with links into obstacles with interpolated bounce-back, from a list whose k-th cell has the wall
@@ -99,11 +107,11 @@ __global__ void __launch_bounds__(kBoundaryBlockThreads)
 template <class L, class Access, class T>
 __global__ void __launch_bounds__(kBoundaryBlockThreads)
     curvedStepKernel(const __grid_constant__ BoundaryArgs<T> args, const Access access) {
-  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k >= args.count) return;
-  const BoundaryCell b = args.cells[k];
-  const auto c = CellCursor<unsigned long long>::make(args.p, b.x, b.y, b.z);
-  updateBoundaryCell<L, true>(args.p, args.flags, access, c, args.forces, args.open, args.q + L::Q * k);
+  for (long long k = firstListed(); k < args.count; k += listStride()) {
+    const BoundaryCell b = args.cells[k];
+    const auto c = CellCursor<unsigned long long>::make(args.p, b.x, b.y, b.z);
+    updateBoundaryCell<L, true>(args.p, args.flags, access, c, args.forces, args.open, args.q + L::Q * k);
+  }
 }
 
 // The moments of the inlet and outlet face cells that this step's ghost nodes read (storeOpenMoments), before the
@@ -112,8 +120,7 @@ template <class L, class S, class T>
 __global__ void __launch_bounds__(kBoundaryBlockThreads)
     openMomentsKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ flags,
                       const TwoLatticeStep<L, S, unsigned long long> access, const OpenFaceMoments<T> open) {
-  const long long k = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k < open.slots) storeOpenMoments<L>(p, flags, access, open, k);
+  for (long long k = firstListed(); k < open.slots; k += listStride()) storeOpenMoments<L>(p, flags, access, open, k);
 }
 
 template <class L, class Index, class T>

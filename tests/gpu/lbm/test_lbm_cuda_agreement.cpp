@@ -159,6 +159,7 @@ TEST_CASE("CUDA LBM: wall cells in the bulk kernel agree with the boundary kerne
 }
 
 // The small kernels of a step (face moments, boundary cells, curved cells) on a side stream beside the bulk update,
+// one thread per listed cell and on two blocks whose threads step through the lists (HOPSIM_LBM_SIDE_BLOCKS=2),
 // against all of them after it on one stream: the same kernels writing disjoint cells, so the same state bitwise;
 // obstacle forces to round-off (atomic additions in another order).
 TEST_CASE("CUDA LBM: the boundary passes on a side stream give bitwise the one-stream state", "[gpu][lbm]") {
@@ -168,20 +169,24 @@ TEST_CASE("CUDA LBM: the boundary passes on a side stream give bitwise the one-s
       for (const Flow flow : {Flow::Channel, Flow::Cavity, Flow::Curved}) {
         const LbmSetup s = buildSetup(parseCase(caseYaml(lattice, precision, "trt", flow)));
         INFO(lattice << " " << precision << " " << flowName(flow));
-        std::unique_ptr<LbmBackend> run[2];
-        for (int side = 0; side < 2; ++side) {
+        std::unique_ptr<LbmBackend> run[3];
+        for (int v = 0; v < 3; ++v) {
           DeviceOverrides o;
-          o.sideStream = side;  // HOPSIM_LBM_SIDE_STREAM
-          run[side] = cuda(s, StreamingLayout::TwoLattice, o);
-          CHECK((run[side]->description().find("on a side stream") != std::string::npos) == (side == 1));
-          run[side]->advance(37, false);  // a graph of 32 steps and single launches
-          run[side]->advance(63, true);   // forces on the last step
+          o.sideStream = v > 0;               // HOPSIM_LBM_SIDE_STREAM
+          o.sideBlocks = v == 2 ? 2 : -1;     // HOPSIM_LBM_SIDE_BLOCKS
+          run[v] = cuda(s, StreamingLayout::TwoLattice, o);
+          CHECK((run[v]->description().find("on a side stream") != std::string::npos) == (v > 0));
+          run[v]->advance(37, false);  // a graph of 32 steps and single launches
+          run[v]->advance(63, true);   // forces on the last step
         }
-        const Agreement d = compare(*run[0], *run[1], s.flags);
-        CHECK(d.velocityScale > 1e-4);
-        CHECK(d.velocity == 0.0);
-        CHECK(d.density == 0.0);
-        CHECK(d.force <= 1e-12);
+        for (int v = 1; v < 3; ++v) {
+          INFO((v == 1 ? "side stream" : "side stream, two blocks per list kernel"));
+          const Agreement d = compare(*run[0], *run[v], s.flags);
+          CHECK(d.velocityScale > 1e-4);
+          CHECK(d.velocity == 0.0);
+          CHECK(d.density == 0.0);
+          CHECK(d.force <= 1e-12);
+        }
       }
 }
 

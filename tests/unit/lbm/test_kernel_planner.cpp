@@ -26,7 +26,8 @@ KernelPlan planFor(const std::string& lattice, const std::string& precision, Flo
 
 }  // namespace
 
-TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells and sampled steps", "[unit][lbm]") {
+TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells, sampled steps, side stream",
+          "[unit][lbm]") {
   // FP16 storage on a 3-D channel: the wall cells in the pair kernel with the face moments in their own pass
   // (measured faster, 18,629 against 17,959 MLUPS), not without them (17,131 against 17,808).
   KernelPlan k = planFor("D3Q19", "half", Flow::Channel);
@@ -58,6 +59,14 @@ TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells and sam
   DeviceOverrides separate;
   separate.sampleInStep = 0;
   CHECK(!planFor("D3Q19", "single", Flow::Cavity, separate).sampleInStep);
+  // The side stream's list kernels: one thread per cell unless HOPSIM_LBM_SIDE_BLOCKS caps their blocks, and only
+  // where there is a side stream.
+  CHECK(planFor("D3Q19", "single", Flow::Channel).sideBlocks == 0);
+  DeviceOverrides capped;
+  capped.sideBlocks = 66;
+  CHECK(planFor("D3Q19", "single", Flow::Channel, capped).sideBlocks == 66);
+  capped.sideStream = 0;
+  CHECK(planFor("D3Q19", "single", Flow::Channel, capped).sideBlocks == 0);
 }
 
 TEST_CASE("LBM kernel plan: FP16 storage with two cells per thread where that measured faster", "[unit][lbm]") {

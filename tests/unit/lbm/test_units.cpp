@@ -204,6 +204,7 @@ TEST_CASE("the Schaefer-Turek case in SI parses to the lattice-unit validation c
   CHECK(example.cells == lattice.cells);
   CHECK(example.obstacles[0].radius == Approx(10).epsilon(1e-12));
   CHECK(example.obstacles[0].center[0] == Approx(40).epsilon(1e-12));
+  CHECK(example.obstacles[0].boundary == lbm::ObstacleBoundary::Quadratic);
   CHECK(example.tau == Approx(3 * 0.05 / std::sqrt(3.0) + 0.5).epsilon(1e-12));  // nu_lat = u_lat D / Re, Re = 20
 }
 
