@@ -51,7 +51,8 @@ struct KernelPlan {
   // chains then hide under the bulk kernel's time); off: all on one stream, one after the other.
   bool sideStream = true;
   // With sideStream: the side stream's list kernels launch at most this many blocks, each thread taking several
-  // cells, so that they hold fewer of the SMs' registers beside the bulk kernel; 0: one thread per cell.
+  // cells; 0 (the default): one thread per cell. An experiment's override: every cap measured slower on the 3-D
+  // channel (docs/performance.md, "The side stream's list kernels on fewer blocks").
   int sideBlocks = 0;
   // One rank: a step whose state is sampled (observables) sums them in a variant of the portable bulk kernel as it
   // stores the populations, instead of a pass of the observables kernel over the state after it (FP32 storage, two

@@ -172,8 +172,8 @@ TEST_CASE("CUDA LBM: the boundary passes on a side stream give bitwise the one-s
         std::unique_ptr<LbmBackend> run[3];
         for (int v = 0; v < 3; ++v) {
           DeviceOverrides o;
-          o.sideStream = v > 0;               // HOPSIM_LBM_SIDE_STREAM
-          o.sideBlocks = v == 2 ? 2 : -1;     // HOPSIM_LBM_SIDE_BLOCKS
+          o.sideStream = v > 0;            // HOPSIM_LBM_SIDE_STREAM
+          o.sideBlocks = v == 2 ? 2 : -1;  // HOPSIM_LBM_SIDE_BLOCKS
           run[v] = cuda(s, StreamingLayout::TwoLattice, o);
           CHECK((run[v]->description().find("on a side stream") != std::string::npos) == (v > 0));
           run[v]->advance(37, false);  // a graph of 32 steps and single launches
