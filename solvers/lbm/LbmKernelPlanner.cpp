@@ -133,7 +133,8 @@ bool openMomentsMeasuredFaster(const LbmSetup& s) { return dimensionsOf(s.lattic
 // and on solid-free periodic 3-D boxes (D3Q19 256^3 39,685 vs 37,750, D3Q27 27,853 vs 26,170); no on 3-D boxes whose
 // wall cells the bulk kernel takes (the cavity 256^3: D3Q19 27,593 vs 29,412, D3Q27 13,769 vs 17,943), where a pair
 // with a wall cell holds both cells' bounce and moving-wall code and the pair kernel's 80 registers (D3Q19; 128
-// for D3Q27) leave fewer warps to hide it.
+// for D3Q27) leave fewer warps to hide it. With the wall cells in the boundary kernel the pair kernel takes bulk
+// pairs only; that path keeps two cells per thread, as before (not measured against one).
 bool halfPairsMeasuredFaster(const LbmSetup& s, bool wallsInBulk) {
   if (dimensionsOf(s.lattice) == 2 || !wallsInBulk) return true;
   for (int a = 0; a < 3; ++a)

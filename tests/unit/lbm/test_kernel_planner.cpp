@@ -86,8 +86,8 @@ TEST_CASE("LBM kernel plan: FP16 storage with two cells per thread where that me
                                  "domain: {cells: [16, 12, 10], periodic: [x, y, z]}\nrun: {steps: 1}\n";
     CHECK(planForYaml(periodic).halfPairs);
   }
-  // The wall cells in the boundary kernel (the pair kernel then takes bulk pairs only): two cells per thread, as
-  // measured before the wall cells moved into the bulk kernel.
+  // The wall cells in the boundary kernel (the pair kernel then takes bulk pairs only; not measured against one cell
+  // per thread on that path): two cells per thread, as before.
   DeviceOverrides wallsApart;
   wallsApart.wallsInBulk = 0;
   CHECK(planFor("D3Q19", "half", Flow::Cavity, wallsApart).halfPairs);
