@@ -28,7 +28,7 @@ HOPSIM_HD double uniformOpen(std::uint64_t h) { return (static_cast<double>(h >>
 HOPSIM_HD double gaussian(std::uint64_t seed, std::uint64_t step, std::uint64_t id, std::uint64_t k) {
   const double u1 = uniformOpen(counterHash(seed, step, id, 2 * k));
   const double u2 = uniformOpen(counterHash(seed, step, id, 2 * k + 1));
-  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+  return ::sqrt(-2.0 * ::log(u1)) * ::cos(6.283185307179586 * u2);  // the C functions: hopsim::log is a namespace
 }
 
 }  // namespace hopsim::md

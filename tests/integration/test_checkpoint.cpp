@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "CatchCompat.h"
+#include "FileText.h"
 #include "CommandRun.h"
 #include "ScratchDir.h"
 #include "io/Checkpoint.h"
@@ -31,18 +32,13 @@ extern char** environ;
 
 namespace fs = std::filesystem;
 
+using hopsim::testing::fileText;
+
 namespace {
 
 std::string source(const std::string& rel) { return std::string(HOPSIM_SOURCE_DIR) + "/" + rel; }
 
 CommandResult runQuiet(const std::string& args) { return runHopsim(args + " --quiet"); }
-
-std::string text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The steps of the checkpoint folders in dir, ascending.
 std::vector<long long> checkpointSteps(const fs::path& dir) {
@@ -77,9 +73,9 @@ void checkSameRun(const fs::path& whole, const fs::path& continued, long long st
   CHECK((a == b));
   for (const char* file : {"observables.csv", "forces.csv", "fields.xmf"}) {
     INFO(file);
-    if (fs::exists(whole / file) || fs::exists(continued / file)) CHECK(text(whole / file) == text(continued / file));
+    if (fs::exists(whole / file) || fs::exists(continued / file)) CHECK(fileText(whole / file) == fileText(continued / file));
   }
-  CHECK(text(whole / hopsim::io::checkpointFolder("", step).string() / "r00000.h5").size() > 0);
+  CHECK(fileText(whole / hopsim::io::checkpointFolder("", step).string() / "r00000.h5").size() > 0);
 }
 
 }  // namespace
@@ -96,12 +92,12 @@ TEST_CASE("an LBM run continued from a checkpoint equals the uninterrupted run b
   INFO(r.output);
   REQUIRE(r.code == 0);
   checkSameRun(whole, parts, 500);
-  const nlohmann::json run = nlohmann::json::parse(text(parts / "run.json"));
+  const nlohmann::json run = nlohmann::json::parse(fileText(parts / "run.json"));
   CHECK(run["restarted_from_step"] == 200);
   CHECK(run["steps"] == 500);
   // The field files of both halves are in the series ParaView opens.
   for (long long s : {0, 100, 200, 300, 400, 500})
-    CHECK(text(parts / "fields.xmf").find(fmt::format("fields_{:09d}.h5", s)) != std::string::npos);
+    CHECK(fileText(parts / "fields.xmf").find(fmt::format("fields_{:09d}.h5", s)) != std::string::npos);
 }
 
 TEST_CASE("a run killed with SIGKILL continues from its last checkpoint to the uninterrupted state",
@@ -157,7 +153,7 @@ TEST_CASE("SIGUSR1 writes a checkpoint and exits 75, and the run continues from 
   REQUIRE(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) == 0);
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   const auto rows = [&] {
-    const std::string csv = text(stopped / "observables.csv.part");
+    const std::string csv = fileText(stopped / "observables.csv.part");
     return std::count(csv.begin(), csv.end(), '\n');
   };
   while (std::chrono::steady_clock::now() < until && rows() < 6)
@@ -165,10 +161,10 @@ TEST_CASE("SIGUSR1 writes a checkpoint and exits 75, and the run continues from 
   ::kill(pid, SIGUSR1);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  INFO(text(dir.path() / "log"));
+  INFO(fileText(dir.path() / "log"));
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 75);
-  const nlohmann::json run = nlohmann::json::parse(text(stopped / "run.json"));
+  const nlohmann::json run = nlohmann::json::parse(fileText(stopped / "run.json"));
   CHECK(run["status"] == "interrupted");
   const long long step = run["steps"].get<long long>();
   CHECK(checkpointSteps(stopped) == std::vector<long long>{step});
@@ -189,7 +185,7 @@ TEST_CASE("a checkpoint that does not fit the case is refused with exit 2 and ch
   ScratchDir dir("checkpoint_refused");
   const fs::path out = dir.path() / "out";
   REQUIRE(runQuiet(cylinder(out, 200)).code == 0);
-  const std::string before = text(out / "observables.csv");
+  const std::string before = fileText(out / "observables.csv");
 
   struct Change {
     std::string set, says;
@@ -215,7 +211,7 @@ TEST_CASE("a checkpoint that does not fit the case is refused with exit 2 and ch
   checkRefused(cylinder(out, 400, " --restart " + (dir.path() / "checkpoint_000000000007").string()),
                {"not an HDF5 file"});
   checkRefused(cylinder(out, 400, " --restart " + (dir.path() / "nothing").string()), {"no such checkpoint"});
-  CHECK(text(out / "observables.csv") == before);
+  CHECK(fileText(out / "observables.csv") == before);
   CHECK(checkpointSteps(out) == std::vector<long long>{100, 200});
 
   // output.checkpoint is checked like every other key.
@@ -236,6 +232,6 @@ TEST_CASE("output.checkpoint.wall_minutes writes checkpoints by wall time, the l
   const auto steps = checkpointSteps(out);
   REQUIRE(!steps.empty());
   CHECK(steps.size() <= 2);
-  const nlohmann::json run = nlohmann::json::parse(text(out / "run.json"));
+  const nlohmann::json run = nlohmann::json::parse(fileText(out / "run.json"));
   CHECK(run["last_checkpoint"] == hopsim::io::checkpointFolder(out, steps.back()).string());
 }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "CatchCompat.h"
+#include "FileText.h"
 #include "MpiScratch.h"
 #include "core/ExitCode.h"
 #include "core/Mpi.h"
@@ -22,14 +23,9 @@
 namespace fs = std::filesystem;
 namespace mpi = hopsim::mpi;
 
-namespace {
+using hopsim::testing::fileText;
 
-std::string text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 int run(const std::string& caseText, long long steps, const fs::path& out, const std::string& restart = "") {
   const auto doc = hopsim::io::CaseDocument::fromString(caseText + fmt::format("run: {{steps: {}}}\n", steps),
@@ -69,7 +65,7 @@ TEST_CASE("a decomposed LBM run continued from its checkpoint equals the uninter
   if (mpi::isRoot()) {
     for (const char* file : {"observables.csv", "forces.csv", "fields.xmf"}) {
       INFO(file);
-      CHECK(text(whole / file) == text(parts / file));
+      CHECK(fileText(whole / file) == fileText(parts / file));
     }
   }
   mpi::barrier();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "CatchCompat.h"
+#include "FileText.h"
 #include "MpiScratch.h"
 #include "core/Mpi.h"
 #include "io/CaseReader.h"
@@ -19,14 +20,9 @@ namespace fs = std::filesystem;
 namespace md = hopsim::md;
 namespace mpi = hopsim::mpi;
 
-namespace {
+using hopsim::testing::fileText;
 
-std::string text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 // 864 atoms, thermo every 10, a frame every 20.
 const char* kCase =
@@ -58,9 +54,9 @@ TEST_CASE("mpi md: a decomposed run's overlapped output equals the synchronous p
   REQUIRE(a.thermo.size() == b.thermo.size());
   for (std::size_t k = 0; k < a.thermo.size(); ++k) CHECK(a.thermo[k].etotal == b.thermo[k].etotal);
   if (mpi::isRoot()) {
-    CHECK(text(dir / "sync" / "thermo.csv") == text(dir / "async" / "thermo.csv"));
-    CHECK(text(dir / "sync" / "trajectory.xmf") == text(dir / "async" / "trajectory.xmf"));
-    CHECK(text(dir / "sync" / "trajectory.h5") == text(dir / "async" / "trajectory.h5"));
+    CHECK(fileText(dir / "sync" / "thermo.csv") == fileText(dir / "async" / "thermo.csv"));
+    CHECK(fileText(dir / "sync" / "trajectory.xmf") == fileText(dir / "async" / "trajectory.xmf"));
+    CHECK(fileText(dir / "sync" / "trajectory.h5") == fileText(dir / "async" / "trajectory.h5"));
     for (long long frame = 0; frame < 6; ++frame) {
       INFO("frame " << frame);
       const auto x = hopsim::io::md::readH5mdFrame((dir / "sync" / "trajectory.h5").string(), frame);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "CatchCompat.h"
+#include "FileText.h"
 #include "HostDomainMdDevice.h"
 #include "MpiScratch.h"
 #include "core/ExitCode.h"
@@ -28,14 +29,9 @@ namespace md = hopsim::md;
 namespace mpi = hopsim::mpi;
 using hopsim::io::CaseDocument;
 
-namespace {
+using hopsim::testing::fileText;
 
-std::string text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 // 864 atoms (fcc 6^3, 10 sigma wide: up to three ranks along an axis), thermo every 10, a checkpoint every 50.
 std::string ljCase(const std::string& integrator, long long steps) {
@@ -96,7 +92,7 @@ TEST_CASE("a decomposed MD run continued from its checkpoint equals the uninterr
     }
     if (mpi::isRoot()) {
       checkSameAtoms(a.final, b.final);
-      CHECK(text(whole / "thermo.csv") == text(parts / "thermo.csv"));
+      CHECK(fileText(whole / "thermo.csv") == fileText(parts / "thermo.csv"));
     }
     mpi::Comm::world().barrier();
     if (mpi::isRoot()) fs::remove_all(dir);

@@ -22,13 +22,6 @@ namespace {
 
 using hopsim::testing::haveGpu;
 
-std::string text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // 4000 atoms (fcc 10^3: the row-wise list build, five half-range bins per axis), a checkpoint every 100 steps.
 std::string ljCase(const std::string& integrator, long long steps, const std::string& precision) {
   return "solver: md\nprecision: " + precision +

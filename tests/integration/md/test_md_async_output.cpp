@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "CatchCompat.h"
+#include "FileText.h"
 #include "CommandRun.h"
 #include "ScratchDir.h"
 #include "io/CaseReader.h"
@@ -25,14 +26,9 @@
 
 namespace fs = std::filesystem;
 
-namespace {
+using hopsim::testing::fileText;
 
-std::string text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 // 256 atoms (fcc 4^3), thermo every 10 steps, a frame every 20: 100 steps take ~0.1 s on 2 cores.
 std::string ljCase(const std::string& precision, long long steps, double dt = 0.005, int frameEvery = 20) {
@@ -110,9 +106,9 @@ const std::vector<std::string>& trajectoryDatasets() {
 // value as stored, which says where a difference is.
 void checkSameFiles(const fs::path& a, const fs::path& b) {
   REQUIRE(fs::exists(a / "thermo.csv"));
-  CHECK(text(a / "thermo.csv") == text(b / "thermo.csv"));
-  CHECK(text(a / "trajectory.xmf") == text(b / "trajectory.xmf"));
-  CHECK(text(a / "trajectory.h5") == text(b / "trajectory.h5"));
+  CHECK(fileText(a / "thermo.csv") == fileText(b / "thermo.csv"));
+  CHECK(fileText(a / "trajectory.xmf") == fileText(b / "trajectory.xmf"));
+  CHECK(fileText(a / "trajectory.h5") == fileText(b / "trajectory.h5"));
   for (const std::string& name : trajectoryDatasets()) {
     INFO(name);
     const Dataset x = readDataset(a / "trajectory.h5", name), y = readDataset(b / "trajectory.h5", name);
@@ -144,7 +140,7 @@ TEST_CASE("md output: the writer thread and the thermo batches give the synchron
     CHECK((frame.state.x == async.final.x));
     CHECK((frame.state.vz == async.final.vz));
     CHECK((frame.state.id == async.final.id));
-    const auto json = nlohmann::json::parse(text(dir.path() / "async" / "run.json"));
+    const auto json = nlohmann::json::parse(fileText(dir.path() / "async" / "run.json"));
     CHECK(json["trajectory_output"]["frames"] == 6);
     CHECK(json["trajectory_output"]["how"] == "writer thread, overlapping the steps");
   }
@@ -209,7 +205,7 @@ TEST_CASE("md output: a write that fails in the writer thread ends the run, once
 TEST_CASE("md output: the loop's phases add up to its wall time", "[md][integration]") {
   ScratchDir dir("md_async_phases");
   REQUIRE(run(ljCase("mixed", 100), dir.path(), false).ok);
-  const auto json = nlohmann::json::parse(text(dir.path() / "run.json"));
+  const auto json = nlohmann::json::parse(fileText(dir.path() / "run.json"));
   const auto& t = json["timings"];
   double sum = 0;
   for (const auto& [name, seconds] : t["phases"].items()) {

@@ -16,6 +16,7 @@
 
 #include "BackgroundRun.h"
 #include "CatchCompat.h"
+#include "FileText.h"
 #include "CommandRun.h"
 #include "ScratchDir.h"
 #include "io/CaseReader.h"
@@ -28,14 +29,9 @@
 namespace fs = std::filesystem;
 using hopsim::io::CaseDocument;
 
-namespace {
+using hopsim::testing::fileText;
 
-std::string text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 // 256 atoms of LJ liquid, thermo every 10 steps, a frame every 50, a checkpoint every 50.
 std::string ljCase(const std::string& integrator, long long steps, const std::string& precision = "mixed") {
@@ -72,7 +68,7 @@ void checkSameAtoms(const hopsim::md::ParticleState& a, const hopsim::md::Partic
 // The steps in a thermo.csv, in file order.
 std::vector<long long> csvSteps(const fs::path& p) {
   std::vector<long long> steps;
-  std::istringstream in(text(p));
+  std::istringstream in(fileText(p));
   std::string line;
   std::getline(in, line);  // header
   while (std::getline(in, line)) steps.push_back(std::stoll(line.substr(0, line.find(','))));
@@ -119,13 +115,13 @@ TEST_CASE("an MD run continued from a checkpoint equals the uninterrupted run bi
   REQUIRE(b.ok);
   REQUIRE(b.thermo.front().step == 60);  // the checkpoint's own row came from the first half
   checkSameAtoms(a.final, b.final);
-  CHECK(text(whole / "thermo.csv") == text(parts / "thermo.csv"));
+  CHECK(fileText(whole / "thermo.csv") == fileText(parts / "thermo.csv"));
   std::vector<long long> expected;
   for (long long s = 0; s <= 100; s += 10) expected.push_back(s);
   CHECK(csvSteps(parts / "thermo.csv") == expected);
   CHECK(frameSteps(parts / "trajectory.h5") == std::vector<long long>{0, 50, 100});
-  CHECK(text(whole / "trajectory.xmf") == text(parts / "trajectory.xmf"));
-  const nlohmann::json j = nlohmann::json::parse(text(parts / "run.json"));
+  CHECK(fileText(whole / "trajectory.xmf") == fileText(parts / "trajectory.xmf"));
+  const nlohmann::json j = nlohmann::json::parse(fileText(parts / "run.json"));
   CHECK(j["restarted_from_step"] == 50);
   CHECK(j["last_step"] == 100);
   CHECK_FALSE(fs::exists(parts / "thermo.csv.part"));
@@ -140,7 +136,7 @@ TEST_CASE("single precision MD continues bitwise from a checkpoint", "[integrati
   REQUIRE(run(ljCase(nve, 50, "single"), parts).ok);
   const auto b = run(ljCase(nve, 100, "single"), parts, parts.string());
   checkSameAtoms(a.final, b.final);
-  CHECK(text(whole / "thermo.csv") == text(parts / "thermo.csv"));
+  CHECK(fileText(whole / "thermo.csv") == fileText(parts / "thermo.csv"));
 }
 
 TEST_CASE("an MD restart sets aside a trajectory HDF5 cannot reopen and starts a new one", "[integration][md][checkpoint]") {
@@ -152,7 +148,7 @@ TEST_CASE("an MD restart sets aside a trajectory HDF5 cannot reopen and starts a
   std::ofstream(dir.path() / "trajectory.h5.part") << "not HDF5";
   const auto b = run(ljCase(nve, 100), dir.path(), dir.path().string());
   REQUIRE(b.ok);
-  CHECK(text(dir.path() / "trajectory.unreadable-50.h5") == "not HDF5");
+  CHECK(fileText(dir.path() / "trajectory.unreadable-50.h5") == "not HDF5");
   CHECK(frameSteps(dir.path() / "trajectory.h5") == std::vector<long long>{100});
   CHECK(csvSteps(dir.path() / "thermo.csv").back() == 100);
 }
@@ -160,7 +156,7 @@ TEST_CASE("an MD restart sets aside a trajectory HDF5 cannot reopen and starts a
 TEST_CASE("MD run.json carries the build, host and device provenance", "[integration][md]") {
   ScratchDir dir("md_run_json");
   REQUIRE(run(ljCase("{type: nve, dt: 0.005}", 10), dir.path()).ok);
-  const nlohmann::json j = nlohmann::json::parse(text(dir.path() / "run.json"));
+  const nlohmann::json j = nlohmann::json::parse(fileText(dir.path() / "run.json"));
   CHECK(j["build"]["git_commit"].is_string());
   CHECK(j["build"]["version"].is_string());
   CHECK(j["build"]["compiler"].is_string());
@@ -219,7 +215,7 @@ TEST_CASE("an MD run killed with SIGKILL continues from its last checkpoint to t
   INFO(r.output);
   REQUIRE(r.code == 0);
   CHECK((atomsOf(whole, end) == atomsOf(killed, end)));
-  CHECK(text(whole / "thermo.csv") == text(killed / "thermo.csv"));
+  CHECK(fileText(whole / "thermo.csv") == fileText(killed / "thermo.csv"));
   CHECK_FALSE(fs::exists(killed / "thermo.csv.part"));
   CHECK_FALSE(fs::exists(killed / "hopsim.lock"));
   // The trajectory goes on to the end (frames kept up to the checkpoint; a file HDF5 could not reopen set aside).
@@ -237,7 +233,7 @@ TEST_CASE("SIGUSR1 checkpoints an MD run and exits 75, and the run continues fro
                               " --set 'output.formats=[h5md]' --set device.backend=cpu --output ";
   Child child(endless + stopped.string() + " --set run.steps=2000000000", dir.path() / "log");
   const auto rows = [&] {
-    const std::string csv = text(stopped / "thermo.csv.part");
+    const std::string csv = fileText(stopped / "thermo.csv.part");
     return std::count(csv.begin(), csv.end(), '\n');
   };
   REQUIRE(waitFor([&] { return rows() >= 20; }));
@@ -246,7 +242,7 @@ TEST_CASE("SIGUSR1 checkpoints an MD run and exits 75, and the run continues fro
   INFO(child.log());
   REQUIRE(code == 75);
   CHECK(child.log().find("continue with --restart") != std::string::npos);
-  const nlohmann::json j = nlohmann::json::parse(text(stopped / "run.json"));
+  const nlohmann::json j = nlohmann::json::parse(fileText(stopped / "run.json"));
   CHECK(j["status"] == "interrupted");
   const long long step = j["last_step"].get<long long>();
   REQUIRE(checkpointSteps(stopped) == std::vector<long long>{step});
@@ -260,8 +256,8 @@ TEST_CASE("SIGUSR1 checkpoints an MD run and exits 75, and the run continues fro
   INFO(r.output);
   REQUIRE(r.code == 0);
   CHECK((atomsOf(whole, end) == atomsOf(stopped, end)));
-  CHECK(text(whole / "thermo.csv") == text(stopped / "thermo.csv"));
-  CHECK(text(whole / "trajectory.xmf") == text(stopped / "trajectory.xmf"));
+  CHECK(fileText(whole / "thermo.csv") == fileText(stopped / "thermo.csv"));
+  CHECK(fileText(whole / "trajectory.xmf") == fileText(stopped / "trajectory.xmf"));
 }
 
 TEST_CASE("SIGTERM stops an MD run that sets output.checkpoint with a checkpoint of its last step, exit 143",
@@ -271,7 +267,7 @@ TEST_CASE("SIGTERM stops an MD run that sets output.checkpoint with a checkpoint
   fs::create_directories(dir.path());
   Child child(liquid(out, 2000000000) + " --set output.checkpoint.every=100000", dir.path() / "log");
   const auto rows = [&] {
-    const std::string csv = text(out / "thermo.csv.part");
+    const std::string csv = fileText(out / "thermo.csv.part");
     return std::count(csv.begin(), csv.end(), '\n');
   };
   REQUIRE(waitFor([&] { return rows() >= 10; }));
@@ -279,7 +275,7 @@ TEST_CASE("SIGTERM stops an MD run that sets output.checkpoint with a checkpoint
   const int code = child.wait();
   INFO(child.log());
   CHECK(code == 143);
-  const nlohmann::json j = nlohmann::json::parse(text(out / "run.json"));
+  const nlohmann::json j = nlohmann::json::parse(fileText(out / "run.json"));
   CHECK(j["signal"] == "SIGTERM");
   CHECK(checkpointSteps(out) == std::vector<long long>{j["last_step"].get<long long>()});
   CHECK(j["last_checkpoint"] == hopsim::io::checkpointFolder(out, j["last_step"].get<long long>()).string());
@@ -303,7 +299,7 @@ TEST_CASE("an MD checkpoint that does not fit the case is refused with exit 2 an
   ScratchDir dir("md_checkpoint_refused");
   const fs::path out = dir.path() / "out";
   REQUIRE(runQuiet(liquid(out, 100)).code == 0);
-  const std::string before = text(out / "thermo.csv");
+  const std::string before = fileText(out / "thermo.csv");
 
   struct Change {
     std::string set, says;
@@ -326,7 +322,7 @@ TEST_CASE("an MD checkpoint that does not fit the case is refused with exit 2 an
                " --output " + lbm.string() + " --restart " + out.string(),
                {"solver"});
 
-  CHECK(text(out / "thermo.csv") == before);
+  CHECK(fileText(out / "thermo.csv") == before);
   CHECK(checkpointSteps(out) == std::vector<long long>{50, 100});
   // output.checkpoint is checked like every other key.
   checkRefused(liquid(out, 200, " --set output.checkpoint.every=0"), {"output.checkpoint.every"});
