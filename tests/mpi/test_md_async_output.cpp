@@ -3,8 +3,6 @@
 // trajectory as the synchronous path (HOPSIM_SYNC_OUTPUT=1), byte for byte.
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "CatchCompat.h"

@@ -4,8 +4,6 @@
 // already differ in the last bits.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "CatchCompat.h"
