@@ -60,6 +60,11 @@ st() { local name=$1 D=$2 peak=$3 steps=$4; shift 4
     --set output.every=0 --set run.steps=$steps "$@" --output /tmp/st_$name
   awk -F, 'NR == 1 || NR % 5 == 1 {print $1 "," $6 "," $7}' /tmp/st_$name/forces.csv | xz -9 > "$R/st_$name.csv.xz"
   rm -rf /tmp/st_$name; }
+# The words as given on round 1 and reversed on round 2: a group's variants, each in its own process, run in both
+# orders so that a drift of the machine over the call shows as a difference between the rounds.
+inRound() { local round=$1 k out=(); shift
+            if [ "$round" = 2 ]; then for ((k = $#; k >= 1; --k)); do out+=("${!k}"); done; else out=("$@"); fi
+            echo "${out[*]}"; }
 # Issue 22's sampled-step measurements, group TAG: the sampled step's GPU test; the issue's case (cavity 256^3 FP32,
 # 1000 steps, no fields) with observables every E of EVERIES steps for each variant ("name:command", the command run
 # as `command run CASE`), in two rounds of opposite order, beside the update alone (`hopsim bench`) of this build;
@@ -112,7 +117,7 @@ archbench)
   # Part 3: the benchmark cases of the old (OLD) and new builds in this one call (the figures must agree within 2%):
   # the LBM boxes and the 3-D cavity at 256^3 (the bounded row) old-new then new-old, MD once each.
   for round in 1 2; do
-    order="old new"; [ $round = 2 ] && order="new old"
+    order=$(inRound $round old new)
     for c in d3q19_256_single d3q19_256_half d2q9_4096_single cavity256; do
       for who in $order; do
         bin=$B; [ $who = old ] && bin=$OB
@@ -319,7 +324,7 @@ openbulk|openbulk2)
   if [ $step = openbulk ]; then
     run ob_tests 120 $T "CUDA LBM: inlet*,CUDA LBM: wall cells*,CUDA LBM: the boundary passes*"
     for round in 1 2; do
-      order="1 0"; [ $round = 2 ] && order="0 1"
+      order=$(inRound $round 1 0)
       for o in $order; do
         run "ob_channel3d_single_o${o}_$round" 45 env HOPSIM_LBM_OPEN_IN_BULK=$o $B bench/lbm_channel3d_cylinder_single.yaml \
           --kernels portable --repeats 5 --json "$R/ob_channel3d_single_o${o}_$round.json"
@@ -499,7 +504,7 @@ pairs)
   P27="bench/lbm_d3q27_256_single.yaml"
   C27="bench/lbm_cavity3d_256_single.yaml --set lattice=D3Q27"
   for round in 1 2; do
-    order="1 0"; [ $round = 2 ] && order="0 1"
+    order=$(inRound $round 1 0)
     for pp in $order; do
       for c in "p27:$P27" "c27:$C27" "p19:bench/lbm_d3q19_256_single.yaml" "c19:bench/lbm_cavity3d_256_single.yaml" \
                "p9:bench/lbm_d2q9_4096_single.yaml" "c9:bench/lbm_cavity2d_4096_single.yaml"; do
@@ -512,7 +517,7 @@ pairs2)
   # The planner's FP16 choice (one cell per thread on 3-D boxes with wall cells): the 3-D channel with a cylinder
   # (walls, inlet/outlet, an obstacle) both ways and as planned, the 3-D cavities and a periodic box as planned.
   for round in 1 2; do
-    order="1 0"; [ $round = 2 ] && order="0 1"
+    order=$(inRound $round 1 0)
     for pp in $order; do
       run "pairs2_ch19_${pp}_$round" 45 env HOPSIM_LBM_HALF_PAIRS=$pp $B bench/lbm_channel3d_cylinder_single.yaml \
         --set precision=half --kernels portable --repeats 5 --json "$R/pairs2_ch19_${pp}_$round.json"
@@ -536,7 +541,7 @@ sidecap)
   # unset: one thread per cell) beside the bulk kernel: the 3-D channel (FP32 staircase and interpolated, FP16) and
   # the 2-D one with an interpolated cylinder, each N its own process, two rounds in opposite order.
   for round in 1 2; do
-    caps="none 33 66 132 264"; [ $round = 2 ] && caps="264 132 66 33 none"
+    caps=$(inRound $round none 33 66 132 264)
     for n in $caps; do
       for c in ch3 ch3i ch3h ch2i; do
         case $c in
@@ -670,7 +675,7 @@ sidestream)
   # FP32 in both orders, FP16 storage once; then its test. (The 3-D cavity has no boundary pass in the steps
   # without forces: 24,686 and 24,673 MLUPS FP32 with 0 and 1 in the first call.)
   for round in 1 2; do
-    order="0 1"; [ $round = 2 ] && order="1 0"
+    order=$(inRound $round 0 1)
     for prec in single half; do
       [ $round = 2 ] && [ $prec = half ] && continue
       for side in $order; do
@@ -701,7 +706,7 @@ lesbench)
   LES="les: {model: smagorinsky, cs: 0.1}"
   CAV="inputs/lbm/cavity3d.yaml --set domain.cells=[256,256,256] --set device.backend=cuda"
   for round in 1 2; do
-    order="plain les"; [ $round = 2 ] && order="les plain"
+    order=$(inRound $round plain les)
     for who in $order; do
       for c in d3q19_256_single d3q19_256_half; do
         set -- ; [ $who = les ] && set -- --set "collision={model: bgk, $LES}"
@@ -727,7 +732,7 @@ regbench)
   # 3-D cavity 256^3 FP32 (the bounded row; TRT there as a user's case, the regularised operator against it).
   CAV="inputs/lbm/cavity3d.yaml --set domain.cells=[256,256,256] --set device.backend=cuda --set precision=single"
   for round in 1 2; do
-    order="plain reg"; [ $round = 2 ] && order="reg plain"
+    order=$(inRound $round plain reg)
     for who in $order; do
       for c in d3q19_256_single d3q19_256_half d3q27_256_single; do
         set -- ; [ $who = reg ] && set -- --set "collision={model: regularized}"
