@@ -558,6 +558,32 @@ sidecap)
       done
     done
   done ;;
+graphprio)
+  # The steps' graphs with the captured stream priorities (HOPSIM_LBM_GRAPH_PRIORITY=1, the default) against CUDA's
+  # default of the launch stream's priority for every node (=0), and one stream (HOPSIM_LBM_SIDE_STREAM=0): the 3-D
+  # channel (FP32 staircase and interpolated, FP16) and the 2-D one (interpolated, FP16), the 3-D cavity FP16; each
+  # run its own process, two rounds in opposite order.
+  for round in 1 2; do
+    for v in $(inRound $round prio1 prio0 side0); do
+      case $v in
+        prio1) e=HOPSIM_LBM_GRAPH_PRIORITY=1 ;; prio0) e=HOPSIM_LBM_GRAPH_PRIORITY=0 ;; side0) e=HOPSIM_LBM_SIDE_STREAM=0 ;;
+      esac
+      for c in ch3 ch3i ch3h ch2i ch2h c3h; do
+        case $c in
+          ch3) args=(bench/lbm_channel3d_cylinder_single.yaml) ;;
+          ch3i) args=(bench/lbm_channel3d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: cylinder, \
+                      center: [128, 63.5, 64], radius: 16, axis: z, boundary: interpolated}]") ;;
+          ch3h) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=half) ;;
+          ch2i) args=(bench/lbm_channel2d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: circle, \
+                      center: [1024, 511.5], radius: 64, boundary: interpolated}]") ;;
+          ch2h) args=(bench/lbm_channel2d_cylinder_single.yaml --set precision=half) ;;
+          c3h) args=(bench/lbm_cavity3d_256_single.yaml --set precision=half) ;;
+        esac
+        run "graphprio_${c}_${v}_$round" 45 env $e $B "${args[@]}" --kernels portable --repeats 5 \
+          --json "$R/graphprio_${c}_${v}_$round.json"
+      done
+    done
+  done ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"

@@ -15,5 +15,9 @@ rm -rf prebuilt && mkdir -p prebuilt/lib
 cp "$B/hopsim" "$B/tests/hopsim_tests" prebuilt/
 strip prebuilt/hopsim prebuilt/hopsim_tests
 for lib in libyaml-cpp libspdlog; do cp -L "$(ldd prebuilt/hopsim | awk "/$lib/ {print \$3}")" prebuilt/lib/; done
+# A workstation with libhdf5-openmpi-dev builds against the parallel HDF5 (MPI on, VTK off), which the GPU machine
+# lacks (it has the serial one): that library travels too (its MPI is the GPU machine's OpenMPI 4.1, same soname).
+hdf5=$(ldd prebuilt/hopsim | awk '/libhdf5_openmpi/ {print $3}')
+if [ -n "$hdf5" ]; then cp -L "$hdf5" prebuilt/lib/; fi
 tar cf - prebuilt | xz -T0 -6 > prebuilt.tgz && rm -rf prebuilt
 ls -l prebuilt.tgz

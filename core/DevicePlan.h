@@ -54,6 +54,10 @@ struct KernelPlan {
   // cells; 0 (the default): one thread per cell. An experiment's override: every cap measured slower on the 3-D
   // channel (docs/performance.md, "The side stream's list kernels on fewer blocks").
   int sideBlocks = 0;
+  // The steps' CUDA graphs keep the priorities of the streams they were captured from (the side stream's, above),
+  // instead of running every node at the priority of the stream they are launched into (CUDA's default, under
+  // which the side stream's kernels waited behind the bulk kernel's blocks). Off only to measure what it is worth.
+  bool graphPriority = true;
   // One rank: a step whose state is sampled (observables) sums them in a variant of the portable bulk kernel as it
   // stores the populations, instead of a pass of the observables kernel over the state after it (FP32 storage, two
   // lattices, one cell per thread, 32-bit indices: the variant is compiled for that; LbmBackend::advanceSampled).
@@ -81,6 +85,7 @@ struct DeviceOverrides {
   int openInBulk = -1;                   // HOPSIM_LBM_OPEN_IN_BULK=0|1
   int sideStream = -1;                   // HOPSIM_LBM_SIDE_STREAM=0|1
   int sideBlocks = -1;                   // HOPSIM_LBM_SIDE_BLOCKS=N (0: one thread per cell; -1: not set)
+  int graphPriority = -1;                // HOPSIM_LBM_GRAPH_PRIORITY=0|1
   int sampleInStep = -1;                 // HOPSIM_LBM_SAMPLE_IN_STEP=0|1
   int hopperCluster = 0;                 // HOPSIM_HOPPER_CLUSTER=2|4|8|16
   lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto

@@ -177,9 +177,11 @@ class CudaGraph {
   }
   explicit operator bool() const { return exec_ != nullptr; }
 
-  // Records what `enqueue(stream)` launches on `stream` (nothing runs) and instantiates it.
+  // Records what `enqueue(stream)` launches on `stream` (nothing runs) and instantiates it. With `nodePriority` the
+  // graph's kernels keep the priorities of the streams they were captured from; without it (CUDA's default) every
+  // kernel runs at the priority of the stream the graph is launched into.
   template <class Enqueue>
-  static CudaGraph capture(cudaStream_t stream, Enqueue&& enqueue) {
+  static CudaGraph capture(cudaStream_t stream, Enqueue&& enqueue, bool nodePriority = true) {
     HOPSIM_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
     try {
       enqueue(stream);
@@ -192,7 +194,8 @@ class CudaGraph {
     cudaGraph_t graph = nullptr;
     HOPSIM_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
     CudaGraph g;
-    const cudaError_t err = cudaGraphInstantiate(&g.exec_, graph, 0);
+    const unsigned long long flags = nodePriority ? cudaGraphInstantiateFlagUseNodePriority : 0;
+    const cudaError_t err = cudaGraphInstantiate(&g.exec_, graph, flags);
     cudaGraphDestroy(graph);
     if (err != cudaSuccess) throwCudaError(err, "cudaGraphInstantiate", __FILE__, __LINE__);
     return g;

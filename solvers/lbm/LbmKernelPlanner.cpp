@@ -173,6 +173,7 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.halfPairs = o.halfPairs == 1 || (o.halfPairs < 0 && halfPairsMeasuredFaster(s, k.wallsInBulk));
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
   k.sideBlocks = k.sideStream && o.sideBlocks > 0 ? o.sideBlocks : 0;
+  k.graphPriority = o.graphPriority != 0;
   k.sampleInStep = o.sampleInStep != 0 && !s.domain.hasGhosts();
   if (plan.backend != Backend::Cuda) return;
 

@@ -878,9 +878,12 @@ class CudaLbm final : public LbmBackend {
       CudaGraph& g = graphs_[parity_];
       if (!g) {
         const int start = parity_;
-        g = CudaGraph::capture(stream_.get(), [&](cudaStream_t st) {
-          for (int i = 0; i < chunk / k; ++i) enqueueLaunch(st, start ^ (i & 1), k);
-        });
+        g = CudaGraph::capture(
+            stream_.get(),
+            [&](cudaStream_t st) {
+              for (int i = 0; i < chunk / k; ++i) enqueueLaunch(st, start ^ (i & 1), k);
+            },
+            plan_.graphPriority);
       }
       g.launch(stream_.get());
       steps -= chunk;

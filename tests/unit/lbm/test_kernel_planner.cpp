@@ -67,6 +67,11 @@ TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells, sample
   CHECK(planFor("D3Q19", "single", Flow::Channel, capped).sideBlocks == 66);
   capped.sideStream = 0;
   CHECK(planFor("D3Q19", "single", Flow::Channel, capped).sideBlocks == 0);
+  // The graphs keep their kernels' stream priorities unless HOPSIM_LBM_GRAPH_PRIORITY=0.
+  CHECK(planFor("D3Q19", "single", Flow::Channel).graphPriority);
+  DeviceOverrides flat;
+  flat.graphPriority = 0;
+  CHECK(!planFor("D3Q19", "single", Flow::Channel, flat).graphPriority);
 }
 
 TEST_CASE("LBM kernel plan: FP16 storage with two cells per thread where that measured faster", "[unit][lbm]") {
