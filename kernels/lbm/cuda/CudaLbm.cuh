@@ -229,8 +229,8 @@ class CudaLbm final : public LbmBackend {
   Observables observables() override {
     joinStreams();
     foldPendingSamples();  // they hold the partials' first slot
-    if (wide_) launchObservables<unsigned long long>();
-    else launchObservables<unsigned>();
+    if (wide_) launchObservables<unsigned long long>(partials_.get());
+    else launchObservables<unsigned>(partials_.get());
     return finishObservables(partials_.get(), blocks(), foldScratch_.get(), result_.get(), hostResult_, stream_,
                              vorticity());
   }
@@ -773,25 +773,28 @@ class CudaLbm final : public LbmBackend {
   // stream beside the bulk update, launched first so that their blocks take the first free slots, and the step
   // ends when both streams have. A step with forces leaves the wall cells to the boundary kernel: it credits their
   // links to the obstacles. Where the bulk update takes the inlet and outlet cells too (openInBulk_), the face
-  // moments they read are computed first, on the step's stream, and only the curved cells are left.
+  // moments they read are computed first, on the step's stream, and only the curved cells are left; so they are
+  // where the plan puts them before the side stream's fork (KernelPlan::momentsFirst).
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
     const bool faces = openInBulk_ && !forces;
     const StepPart small = smallPart(walls, faces);
-    if (faces) launchOpenMoments(st, parity);
+    const bool side = plan_.sideStream && (small.count || small.curved.count);
+    const bool momentsFirst = faces || (side && plan_.momentsFirst);
+    if (momentsFirst) launchOpenMoments(st, parity);
     const auto bulk = [&] {
       if (faces) bulk_->enqueueWithFaces(st, parity, cls_.get(), flags_.get(), openMoments_);
       else if (walls) bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
       else bulk_->enqueue(st, parity, cls_.get(), 1);
     };
-    if (!plan_.sideStream || (!small.count && !small.curved.count)) {
+    if (!side) {
       bulk();
-      launchPart(st, parity, forces, small, faces);
+      launchPart(st, parity, forces, small, momentsFirst);
       return;
     }
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideFork_.get(), st));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(sideStream_.get(), sideFork_.get(), 0));
-    launchPart(sideStream_.get(), parity, forces, small, faces);
+    launchPart(sideStream_.get(), parity, forces, small, momentsFirst);
     bulk();
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideJoin_.get(), sideStream_.get()));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(st, sideJoin_.get(), 0));
@@ -903,12 +906,11 @@ class CudaLbm final : public LbmBackend {
     HOPSIM_CUDA_CHECK_LAUNCH("fieldsKernel");
   }
 
-  // The current state's per-block partials into `partials` (the first slot by default).
+  // The current state's per-block partials into `partials` (observables() passes the first slot).
   template <class Index>
-  void launchObservables(double* partials = nullptr) {
+  void launchObservables(double* partials) {
     observablesKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), ownedFlags(),
-                                                                     flags_.get(), vorticity(),
-                                                                     partials ? partials : partials_.get());
+                                                                     flags_.get(), vorticity(), partials);
     HOPSIM_CUDA_CHECK_LAUNCH("observablesKernel");
   }
 

@@ -250,11 +250,12 @@ __device__ double cellHalfVorticitySquared(const DomainParams<T>& p, const View&
   return halfVorticitySquared(g);
 }
 
-// One fluid cell's sums and maximum, v[0..2], from its density and velocity.
+// One fluid cell's sums and maximum, v[0..2], from its density deviation drho, density rho = 1 + drho and
+// velocity.
 template <class T>
-__device__ __forceinline__ void cellObservables(T rho, const T u[3], T v[kObservables]) {
+__device__ __forceinline__ void cellObservables(T drho, T rho, const T u[3], T v[kObservables]) {
   const T u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-  v[0] = rho - T(1);
+  v[0] = drho;
   v[1] = T(0.5) * rho * u2;
   v[2] = u2;
 }
@@ -284,10 +285,7 @@ HOPSIM_UNROLL
   u[0] = (j[0] - T(0.5) * F[0]) * inv;
   u[1] = (j[1] - T(0.5) * F[1]) * inv;
   u[2] = (j[2] - T(0.5) * F[2]) * inv;
-  const T u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-  v[0] = drho;
-  v[1] = T(0.5) * rho * u2;
-  v[2] = u2;
+  cellObservables(drho, rho, u, v);
 }
 
 // cellObservables() of the cell `c` of the state `view` (its populations read back).
@@ -333,7 +331,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
 template <class T>
 struct ObservablesSink {
   T* v;  // kObservables
-  __device__ __forceinline__ void operator()(T rho, const T* u) const { cellObservables(rho, u, v); }
+  __device__ __forceinline__ void operator()(T rho, const T* u) const { cellObservables(rho - T(1), rho, u, v); }
 };
 
 // bulkStepKernel with two lattices, and the sample of the state the step leaves (CudaLbm::advanceSampled): the
