@@ -584,25 +584,6 @@ graphprio)
       done
     done
   done ;;
-momfirst)
-  # The face moments pass before the side stream's fork (HOPSIM_LBM_MOMENTS_FIRST=1) against first in the side
-  # stream's chain (=0): the 3-D channel, FP32 staircase and interpolated, FP16; each run its own process, two
-  # rounds in opposite order; then the side-stream test, which covers both.
-  for round in 1 2; do
-    for v in $(inRound $round 1 0); do
-      for c in ch3 ch3i ch3h; do
-        case $c in
-          ch3) args=(bench/lbm_channel3d_cylinder_single.yaml) ;;
-          ch3i) args=(bench/lbm_channel3d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: cylinder, \
-                      center: [128, 63.5, 64], radius: 16, axis: z, boundary: interpolated}]") ;;
-          ch3h) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=half) ;;
-        esac
-        run "momfirst_${c}_${v}_$round" 45 env HOPSIM_LBM_MOMENTS_FIRST=$v $B "${args[@]}" --kernels portable \
-          --repeats 5 --json "$R/momfirst_${c}_${v}_$round.json"
-      done
-    done
-  done
-  run side_tests 120 $T "CUDA LBM: the boundary passes on a side stream*" ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"

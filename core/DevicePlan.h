@@ -54,10 +54,6 @@ struct KernelPlan {
   // cells; 0 (the default): one thread per cell. An experiment's override: every cap measured slower on the 3-D
   // channel (docs/performance.md, "The side stream's list kernels on fewer blocks").
   int sideBlocks = 0;
-  // With sideStream and the face moments pass (openMoments): the pass runs on the step's stream before the side
-  // stream forks, so that only the boundary and curved cells' kernels run beside the bulk kernel; off: first in the
-  // side stream's chain.
-  bool momentsFirst = false;
   // The steps' CUDA graphs keep the priorities of the streams they were captured from (the side stream's, above),
   // instead of running every node at the priority of the stream they are launched into (CUDA's default, under
   // which the side stream's kernels waited behind the bulk kernel's blocks). Off only to measure what it is worth.
@@ -90,7 +86,6 @@ struct DeviceOverrides {
   int sideStream = -1;                   // HOPSIM_LBM_SIDE_STREAM=0|1
   int sideBlocks = -1;                   // HOPSIM_LBM_SIDE_BLOCKS=N (0: one thread per cell; -1: not set)
   int graphPriority = -1;                // HOPSIM_LBM_GRAPH_PRIORITY=0|1
-  int momentsFirst = -1;                 // HOPSIM_LBM_MOMENTS_FIRST=0|1
   int sampleInStep = -1;                 // HOPSIM_LBM_SAMPLE_IN_STEP=0|1
   int hopperCluster = 0;                 // HOPSIM_HOPPER_CLUSTER=2|4|8|16
   lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto

@@ -63,7 +63,6 @@ DeviceOverrides readDeviceOverrides() {
   o.sideStream = choiceFrom("HOPSIM_LBM_SIDE_STREAM", {"0", "1"}, -1);
   if (environment("HOPSIM_LBM_SIDE_BLOCKS")) o.sideBlocks = integerFrom("HOPSIM_LBM_SIDE_BLOCKS", 0, 1 << 20);
   o.graphPriority = choiceFrom("HOPSIM_LBM_GRAPH_PRIORITY", {"0", "1"}, -1);
-  o.momentsFirst = choiceFrom("HOPSIM_LBM_MOMENTS_FIRST", {"0", "1"}, -1);
   o.sampleInStep = choiceFrom("HOPSIM_LBM_SAMPLE_IN_STEP", {"0", "1"}, -1);
   o.hopperCluster = integerFrom("HOPSIM_HOPPER_CLUSTER", 0, 16);
   constexpr TileLoad loads[] = {TileLoad::Tma, TileLoad::Plain, TileLoad::Auto};
@@ -131,7 +130,6 @@ nlohmann::json toJson(const lbm::KernelPlan& k) {
           {"side_stream", k.sideStream},
           {"side_blocks", k.sideBlocks},
           {"graph_priority", k.graphPriority},
-          {"moments_first", k.momentsFirst},
           {"sample_in_step", k.sampleInStep},
           {"cluster_blocks", k.clusterBlocks},
           {"tile_load", toString(k.tileLoad)},

@@ -174,7 +174,6 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
   k.sideBlocks = k.sideStream && o.sideBlocks > 0 ? o.sideBlocks : 0;
   k.graphPriority = o.graphPriority != 0;
-  k.momentsFirst = k.sideStream && k.openMoments && o.momentsFirst == 1;
   k.sampleInStep = o.sampleInStep != 0 && !s.domain.hasGhosts();
   if (plan.backend != Backend::Cuda) return;
 

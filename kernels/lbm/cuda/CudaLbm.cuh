@@ -773,15 +773,14 @@ class CudaLbm final : public LbmBackend {
   // stream beside the bulk update, launched first so that their blocks take the first free slots, and the step
   // ends when both streams have. A step with forces leaves the wall cells to the boundary kernel: it credits their
   // links to the obstacles. Where the bulk update takes the inlet and outlet cells too (openInBulk_), the face
-  // moments they read are computed first, on the step's stream, and only the curved cells are left; so they are
-  // where the plan puts them before the side stream's fork (KernelPlan::momentsFirst).
+  // moments they read are computed first, on the step's stream, and only the curved cells are left. (Otherwise the
+  // moments pass heads the side stream's chain: before the fork it measured 1-2% slower, docs/performance.md.)
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
     const bool faces = openInBulk_ && !forces;
     const StepPart small = smallPart(walls, faces);
     const bool side = plan_.sideStream && (small.count || small.curved.count);
-    const bool momentsFirst = faces || (side && plan_.momentsFirst);
-    if (momentsFirst) launchOpenMoments(st, parity);
+    if (faces) launchOpenMoments(st, parity);
     const auto bulk = [&] {
       if (faces) bulk_->enqueueWithFaces(st, parity, cls_.get(), flags_.get(), openMoments_);
       else if (walls) bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
@@ -789,12 +788,12 @@ class CudaLbm final : public LbmBackend {
     };
     if (!side) {
       bulk();
-      launchPart(st, parity, forces, small, momentsFirst);
+      launchPart(st, parity, forces, small, faces);
       return;
     }
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideFork_.get(), st));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(sideStream_.get(), sideFork_.get(), 0));
-    launchPart(sideStream_.get(), parity, forces, small, momentsFirst);
+    launchPart(sideStream_.get(), parity, forces, small, faces);
     bulk();
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideJoin_.get(), sideStream_.get()));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(st, sideJoin_.get(), 0));

@@ -72,15 +72,6 @@ TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells, sample
   DeviceOverrides flat;
   flat.graphPriority = 0;
   CHECK(!planFor("D3Q19", "single", Flow::Channel, flat).graphPriority);
-  // The face moments before the side stream's fork only where there is a moments pass (3-D open faces) and a side
-  // stream.
-  DeviceOverrides first;
-  first.momentsFirst = 1;
-  CHECK(planFor("D3Q19", "single", Flow::Channel, first).momentsFirst);
-  CHECK(!planFor("D2Q9", "single", Flow::Channel, first).momentsFirst);
-  CHECK(!planFor("D3Q19", "single", Flow::Cavity, first).momentsFirst);
-  first.sideStream = 0;
-  CHECK(!planFor("D3Q19", "single", Flow::Channel, first).momentsFirst);
 }
 
 TEST_CASE("LBM kernel plan: FP16 storage with two cells per thread where that measured faster", "[unit][lbm]") {
