@@ -74,9 +74,11 @@ inline void encodeHalves(const float* in, _Float16* out, int count) {
   for (; k < count; ++k) out[k] = HostStorage<_Float16>::encode(in[k]);
 }
 
-// Cells [begin, end) of one x row that stream without boundaries.
+// Cells [begin, end) of one x row that stream without boundaries. `wrapped` 0 or 1: the run is the first (0) or last
+// (1) of a periodic x row, whose populations across the x faces come from the other end of the row.
 struct BulkRun {
   int begin, end;
+  int wrapped = -1;
 };
 
 // Updates the bulk cells [begin, end) of one row: population i of cell x comes from in[upstream[i] + x], goes to
@@ -425,24 +427,47 @@ class CpuLbm final : public LbmBackend {
   }
 
   // The runs of owned fluid cells of row (y, z) whose every population comes from a fluid cell of the box or bounces
-  // at a wall face (rowSource()), leaving out the first and last cell of the box's row so that no x wraps inside a
-  // run and no x face is crossed.
+  // at a wall face (rowSource()). The first and last cell of the box's row are left out so that no x wraps inside a
+  // run and no x face is crossed, but where x is periodic (and the row is the whole box's) each of them that pulls
+  // from fluid cells only is a run of its own, its populations across the x face from the other end of the row
+  // (wrappedSources()), as gather() wraps them.
   std::vector<BulkRun> findBulkRuns(int y, int z) const {
     std::vector<BulkRun> runs;
     long long upstream[L::Q];
-    for (int i = 0; i < L::Q; ++i) {
-      int from;
-      if (!rowSource(i, y, z, from, upstream[i])) return runs;
+    int from[L::Q];
+    for (int i = 0; i < L::Q; ++i)
+      if (!rowSource(i, y, z, from[i], upstream[i])) return runs;
+    const auto pullsFluid = [&](int x, const long long* source) {
+      bool bulk = flags_[p_.index(x, y, z)] == kFluid;
+      for (int i = 0; i < L::Q && bulk; ++i) bulk = flags_[source[i] + x] == kFluid;
+      return bulk;
+    };
+    const bool wraps = p_.periodic[0] && p_.n[0] >= 2 && p_.ownLo(0) == 0 && p_.ownHi(0) == p_.n[0];
+    long long wrapped[2][L::Q];
+    if (wraps) {
+      wrappedSources(upstream, from, wrapped);
+      if (pullsFluid(0, wrapped[0])) runs.push_back({0, 1, 0});
     }
     const int begin = std::max(p_.ownLo(0), 1), end = std::min(p_.ownHi(0), p_.n[0] - 1);
     for (int x = begin; x < end; ++x) {
-      bool bulk = flags_[p_.index(x, y, z)] == kFluid;
-      for (int i = 0; i < L::Q && bulk; ++i) bulk = flags_[upstream[i] + x] == kFluid;
-      if (!bulk) continue;
-      if (!runs.empty() && runs.back().end == x) ++runs.back().end;
+      if (!pullsFluid(x, upstream)) continue;
+      if (!runs.empty() && runs.back().end == x && runs.back().wrapped < 0) ++runs.back().end;
       else runs.push_back({x, x + 1});
     }
+    if (wraps && pullsFluid(p_.n[0] - 1, wrapped[1])) runs.push_back({p_.n[0] - 1, p_.n[0], 1});
     return runs;
+  }
+
+  // The sources of a row's first (wrapped[0]) and last (wrapped[1]) cell on a periodic x axis: `upstream` (of
+  // rowSource(), population from[i]) with the populations pulled across the x face taken from the other end of the
+  // row, i.e. shifted by +n (first cell, c_x > 0) or -n (last cell, c_x < 0) cells. Bounced populations (from[i] !=
+  // i) come from the cell itself.
+  void wrappedSources(const long long* upstream, const int* from, long long wrapped[2][L::Q]) const {
+    for (int i = 0; i < L::Q; ++i) {
+      const bool pulled = from[i] == i;
+      wrapped[0][i] = upstream[i] + (pulled && L::c(i, 0) > 0 ? p_.n[0] : 0);
+      wrapped[1][i] = upstream[i] - (pulled && L::c(i, 0) < 0 ? p_.n[0] : 0);
+    }
   }
 
   using BulkRunUpdate = void (*)(const S*, S*, const long long*, long long, long long, int, int,
@@ -536,17 +561,24 @@ class CpuLbm final : public LbmBackend {
           const std::vector<BulkRun>& runs = bulkRuns_[ownedRow(y, z)];
           int x = x0;
           if (!runs.empty()) {
-            long long upstream[L::Q];
-            for (int i = 0; i < L::Q; ++i) {
-              int from = i;
-              long long source = 0;
-              rowSource(i, y, z, from, source);  // true: findBulkRuns() found runs in this row
-              upstream[i] = from * n + source;
-            }
+            long long source[L::Q], upstream[L::Q], wrapped[2][L::Q];
+            int from[L::Q];
+            for (int i = 0; i < L::Q; ++i) rowSource(i, y, z, from[i], source[i]);  // true: the row has runs
+            if (runs.front().wrapped >= 0 || runs.back().wrapped >= 0) wrappedSources(source, from, wrapped);
+            const auto offsets = [&](const long long* cells, long long* out) {
+              for (int i = 0; i < L::Q; ++i) out[i] = from[i] * n + cells[i];
+            };
+            offsets(source, upstream);
             const long long row = p_.index(0, y, z);
             for (const BulkRun& run : runs) {
               for (; x < run.begin; ++x) updateCell(x, y, z);
-              updateBulkRun_(in, out, upstream, n, row, run.begin, run.end, p_.collision);
+              if (run.wrapped < 0) {
+                updateBulkRun_(in, out, upstream, n, row, run.begin, run.end, p_.collision);
+              } else {
+                long long ends[L::Q];
+                offsets(wrapped[run.wrapped], ends);
+                updateBulkRun_(in, out, ends, n, row, run.begin, run.end, p_.collision);
+              }
               x = run.end;
             }
           }

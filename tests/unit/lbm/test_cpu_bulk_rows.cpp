@@ -125,7 +125,8 @@ TEST_CASE("CPU LBM: a small box steps on one thread per LbmSetup::cellsPerThread
 }
 
 // The rows along a wall face bounce the populations from beyond it in the vectorised loop; the rows along a moving
-// wall, and the two ends of every row, take the per-cell update (the bitwise agreement is the test above).
+// wall, and the two ends of every row whose x is not periodic, take the per-cell update (the bitwise agreement is
+// the test above, whose periodic cases cover the wrapped row ends).
 TEST_CASE("CPU LBM: rows along wall faces are vectorised rows, rows along a moving wall are not", "[unit][lbm][cpu]") {
   const std::string yaml =
       "solver: lbm\nlattice: D2Q9\nprecision: single\ndomain: {cells: [16, 12]}\nfluid: {viscosity: 0.1}\n"
