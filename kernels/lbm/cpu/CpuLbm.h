@@ -397,12 +397,14 @@ class CpuLbm final : public LbmBackend {
   }
 
   // The row (y, z) of population i's upstream cells, wrapped where the axis is periodic (as gather() wraps); false
-  // when the row lies beyond a face of the box.
+  // when the row lies beyond a face of the box. A step calls it Q times per row: the wrap is a compare, not a
+  // division (the upstream coordinate is at most one cell outside the box).
   bool upstreamRow(int i, int y, int z, int& ys, int& zs) const {
+    const auto wrap = [](int s, int n) { return s < 0 ? s + n : (s >= n ? s - n : s); };
     ys = y - L::c(i, 1);
     zs = z - L::c(i, 2);
-    if (p_.periodic[1]) ys = (ys + p_.n[1]) % p_.n[1];
-    if (p_.periodic[2]) zs = (zs + p_.n[2]) % p_.n[2];
+    if (p_.periodic[1]) ys = wrap(ys, p_.n[1]);
+    if (p_.periodic[2]) zs = wrap(zs, p_.n[2]);
     return ys >= 0 && ys < p_.n[1] && zs >= 0 && zs < p_.n[2];
   }
 
