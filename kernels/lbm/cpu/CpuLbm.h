@@ -567,8 +567,8 @@ class CpuLbm final : public LbmBackend {
             int from[L::Q];
             for (int i = 0; i < L::Q; ++i) rowSource(i, y, z, from[i], source[i]);  // true: the row has runs
             if (runs.front().wrapped >= 0 || runs.back().wrapped >= 0) wrappedSources(source, from, wrapped);
-            const auto offsets = [&](const long long* cells, long long* out) {
-              for (int i = 0; i < L::Q; ++i) out[i] = from[i] * n + cells[i];
+            const auto offsets = [&](const long long* cells, long long* to) {
+              for (int i = 0; i < L::Q; ++i) to[i] = from[i] * n + cells[i];
             };
             offsets(source, upstream);
             const long long row = p_.index(0, y, z);
