@@ -60,6 +60,21 @@ st() { local name=$1 D=$2 peak=$3 steps=$4; shift 4
     --set output.every=0 --set run.steps=$steps "$@" --output /tmp/st_$name
   awk -F, 'NR == 1 || NR % 5 == 1 {print $1 "," $6 "," $7}' /tmp/st_$name/forces.csv | xz -9 > "$R/st_$name.csv.xz"
   rm -rf /tmp/st_$name; }
+# The bounded cases of the side-stream groups by short name, into the array `args` (the bench case and its --set):
+# ch3 the 3-D channel with a cylinder (FP32, staircase), ch3i its cylinder interpolated, ch3h in FP16 storage; ch2i
+# the 2-D channel with an interpolated cylinder, ch2h in FP16 storage (staircase); c3h the 3-D cavity in FP16.
+boundedCase() {
+  case $1 in
+    ch3) args=(bench/lbm_channel3d_cylinder_single.yaml) ;;
+    ch3i) args=(bench/lbm_channel3d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: cylinder, \
+                center: [128, 63.5, 64], radius: 16, axis: z, boundary: interpolated}]") ;;
+    ch3h) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=half) ;;
+    ch2i) args=(bench/lbm_channel2d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: circle, \
+                center: [1024, 511.5], radius: 64, boundary: interpolated}]") ;;
+    ch2h) args=(bench/lbm_channel2d_cylinder_single.yaml --set precision=half) ;;
+    c3h) args=(bench/lbm_cavity3d_256_single.yaml --set precision=half) ;;
+    *) echo "boundedCase: unknown case $1" >&2; return 1 ;;
+  esac; }
 # The words as given on round 1 and reversed on round 2: a group's variants, each in its own process, run in both
 # orders so that a drift of the machine over the call shows as a difference between the rounds.
 inRound() { local round=$1 k out=(); shift
@@ -544,14 +559,7 @@ sidecap)
     caps=$(inRound $round none 33 66 132 264)
     for n in $caps; do
       for c in ch3 ch3i ch3h ch2i; do
-        case $c in
-          ch3) args=(bench/lbm_channel3d_cylinder_single.yaml) ;;
-          ch3i) args=(bench/lbm_channel3d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: cylinder, \
-                      center: [128, 63.5, 64], radius: 16, axis: z, boundary: interpolated}]") ;;
-          ch3h) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=half) ;;
-          ch2i) args=(bench/lbm_channel2d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: circle, \
-                      center: [1024, 511.5], radius: 64, boundary: interpolated}]") ;;
-        esac
+        boundedCase $c
         e=""; [ $n != none ] && e="HOPSIM_LBM_SIDE_BLOCKS=$n"
         run "sidecap_${c}_${n}_$round" 45 env $e $B "${args[@]}" --kernels portable --repeats 5 \
           --json "$R/sidecap_${c}_${n}_$round.json"
@@ -569,16 +577,7 @@ graphprio)
         prio1) e=HOPSIM_LBM_GRAPH_PRIORITY=1 ;; prio0) e=HOPSIM_LBM_GRAPH_PRIORITY=0 ;; side0) e=HOPSIM_LBM_SIDE_STREAM=0 ;;
       esac
       for c in ch3 ch3i ch3h ch2i ch2h c3h; do
-        case $c in
-          ch3) args=(bench/lbm_channel3d_cylinder_single.yaml) ;;
-          ch3i) args=(bench/lbm_channel3d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: cylinder, \
-                      center: [128, 63.5, 64], radius: 16, axis: z, boundary: interpolated}]") ;;
-          ch3h) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=half) ;;
-          ch2i) args=(bench/lbm_channel2d_cylinder_single.yaml --set "obstacles=[{name: cylinder, shape: circle, \
-                      center: [1024, 511.5], radius: 64, boundary: interpolated}]") ;;
-          ch2h) args=(bench/lbm_channel2d_cylinder_single.yaml --set precision=half) ;;
-          c3h) args=(bench/lbm_cavity3d_256_single.yaml --set precision=half) ;;
-        esac
+        boundedCase $c
         run "graphprio_${c}_${v}_$round" 45 env $e $B "${args[@]}" --kernels portable --repeats 5 \
           --json "$R/graphprio_${c}_${v}_$round.json"
       done
