@@ -583,6 +583,36 @@ graphprio)
       done
     done
   done ;;
+mdgroup)
+  # Issue 17, the small system's step: the force kernel with 1-32 threads per atom (HOPSIM_MD_THREADS_PER_ATOM; auto
+  # is the engine's choice) at 32,000, 1,048,576 and 16,384,000 atoms, mixed precision, each run its own process,
+  # two rounds in opposite order at 32,000; the GPU MD tests, the sanitizers on two of them (2,048 atoms).
+  run mdg_gpu_md_tests 150 $T "[gpu][md]"
+  SAN="gpu md: the force kernel with*,gpu md: CUDA and CPU trajectories agree in double (NVE*"
+  run mdg_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "$SAN"
+  run mdg_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "$SAN"
+  MDC="inputs/md/lj_liquid.yaml --set precision=mixed --set device.backend=cuda"
+  for round in 1 2; do
+    for g in $(inRound $round auto 1 2 4 8 16 32); do
+      e=""; [ $g != auto ] && e="HOPSIM_MD_THREADS_PER_ATOM=$g"
+      run "mdg_20_${g}_$round" 40 env $e $B $MDC --set "system.lattice.cells=[20,20,20]" --steps 2000 --repeats 5 \
+        --json "$R/mdg_20_${g}_$round.json"
+    done
+  done
+  for g in auto 1 2 4; do
+    e=""; [ $g != auto ] && e="HOPSIM_MD_THREADS_PER_ATOM=$g"
+    run "mdg_64_$g" 40 env $e $B $MDC --set "system.lattice.cells=[64,64,64]" --steps 1000 --repeats 3 \
+      --json "$R/mdg_64_$g.json"
+  done
+  for g in auto 2; do
+    e=""; [ $g != auto ] && e="HOPSIM_MD_THREADS_PER_ATOM=$g"
+    run "mdg_160_$g" 60 env $e $B $MDC --set "system.lattice.cells=[160,160,160]" --steps 200 --repeats 3 \
+      --json "$R/mdg_160_$g.json"
+  done
+  for g in 1 8; do
+    run "mdg_ncu_20_$g" 60 env HOPSIM_MD_THREADS_PER_ATOM=$g $NCU_STEP -k regex:forceKernel -c 2 $B $MDC \
+      --set "system.lattice.cells=[20,20,20]" --steps 20 --repeats 1
+  done ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"

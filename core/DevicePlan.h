@@ -93,6 +93,7 @@ struct DeviceOverrides {
   int temporalCluster = 0;               // HOPSIM_HOPPER_TEMPORAL_CLUSTER=1|4|8
   bool skipHalo = false;                 // HOPSIM_LBM_SKIP_HALO=1: decomposed runs without the exchange (wrong results)
   int cpuCellsPerThread = -1;            // HOPSIM_CPU_CELLS_PER_THREAD=N (LbmSetup::cellsPerThread; -1: not set)
+  int mdThreadsPerAtom = 0;              // HOPSIM_MD_THREADS_PER_ATOM=1|2|4|8|16|32 (EngineConfig::forceThreadsPerAtom)
 };
 
 struct DevicePlan {

@@ -27,6 +27,7 @@ struct EngineStats {
   double neighborSeconds = 0, forceSeconds = 0, integrateSeconds = 0, otherSeconds = 0;
   double maxNeighbors = 0, meanNeighbors = 0;
   long long migratedAtoms = 0;  // decomposed runs: atoms this rank handed to a neighbour
+  int forceThreadsPerAtom = 0;  // CUDA engines: threads per atom in the force kernel (the last evaluation's)
   // Decomposed runs: host time in the per-step control allreduce and the ghost refresh (a rebuild's traffic counts
   // under neighbour), and the atoms this rank owns now.
   double commSeconds = 0;
@@ -78,6 +79,9 @@ struct EngineConfig {
   double skin = 0.3;
   IntegratorSettings integrator;
   bool timePhases = false;  // synchronise between phases to time them (GPU: costs overlap)
+  // CUDA engines: threads that sum one atom's neighbour list (1, 2, 4, ..., 32); 0: chosen from the atom count
+  // (forceGroupFor in kernels/md/cuda/MdKernels.cuh). The forces differ with it in the order of their sums only.
+  int forceThreadsPerAtom = 0;
 };
 
 class MdEngine {

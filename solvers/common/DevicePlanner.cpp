@@ -75,6 +75,9 @@ DeviceOverrides readDeviceOverrides() {
   o.skipHalo = choiceFrom("HOPSIM_LBM_SKIP_HALO", {"0", "1"}, 0) == 1;
   if (environment("HOPSIM_CPU_CELLS_PER_THREAD"))
     o.cpuCellsPerThread = integerFrom("HOPSIM_CPU_CELLS_PER_THREAD", 0, 1 << 30);
+  constexpr int groups[] = {1, 2, 4, 8, 16, 32};
+  if (const int g = choiceFrom("HOPSIM_MD_THREADS_PER_ATOM", {"1", "2", "4", "8", "16", "32"}, -1); g >= 0)
+    o.mdThreadsPerAtom = groups[g];
   return o;
 }
 

@@ -117,6 +117,7 @@ class CudaDomainMdEngine final : public MdEngine {
     s.otherSeconds = std::numeric_limits<double>::quiet_NaN();
     s.meanNeighbors = d.meanNeighbors;
     s.maxNeighbors = d.maxNeighbors;
+    s.forceThreadsPerAtom = d.forceThreadsPerAtom;
     s.ownedAtoms = static_cast<long long>(owned_);
     // load() is the upload and the list build; the device times the build on the GPU.
     s.domain.list = d.neighborSeconds;

@@ -176,6 +176,7 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
       100.0 * static_cast<double>(fast.neighborBuilds) / static_cast<double>(warmup + steps * repeats);
   j["max_neighbors"] = fast.maxNeighbors;
   j["mean_neighbors"] = fast.meanNeighbors;  // list entries per atom (within cutoff + skin), current list
+  if (gpu) j["force_threads_per_atom"] = fast.forceThreadsPerAtom;
   // From the full-speed engine (CUDA: events around each rebuild, which runs outside the graphs), all builds so far.
   j["neighbor_ms_per_build"] =
       fast.neighborBuilds > 0 ? 1e3 * fast.neighborSeconds / static_cast<double>(fast.neighborBuilds) : 0.0;

@@ -64,6 +64,7 @@ std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const DevicePlan& plan, bo
                                      const MdRanks& ranks) {
   EngineConfig e = engineConfig(c);
   e.timePhases = timePhases;
+  e.forceThreadsPerAtom = plan.overrides.mdThreadsPerAtom;
   const bool cuda = plan.backend == Backend::Cuda;
   if (ranks.decomposed()) {
     const Decomposition d = decompose(c, ranks.comm);

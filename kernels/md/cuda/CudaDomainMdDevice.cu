@@ -85,6 +85,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     cudaDeviceProp prop{};
     HOPSIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu_));
     deviceName_ = std::string(prop.name) + ", GPU " + std::to_string(gpu_);
+    smCount_ = prop.multiProcessorCount;
     HOPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostScalars_), sizeof(DeviceScalars)));
     deviceAlloc(ds_, 1);
@@ -238,13 +239,9 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   void computeForces(bool energy) override {
     if (energy) HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->potential, 0, 2 * sizeof(double), stream_));  // + virial
     if (owned_ == 0) return;
-    if (energy) {
-      forceKernel<S, P, A, true, false><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, region_, coeff_, ds_);
-      HOPSIM_CUDA_CHECK_LAUNCH("forceKernel<energy, region>");
-    } else {
-      forceKernel<S, P, A, false, false><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, region_, coeff_, ds_);
-      HOPSIM_CUDA_CHECK_LAUNCH("forceKernel<region>");
-    }
+    const int group = forceGroupFor(owned_, smCount_, config_.engine.forceThreadsPerAtom);
+    stats_.forceThreadsPerAtom = group;
+    launchForceKernel<S, P, A, false>(a_, region_, coeff_, ds_, group, energy, stream_);
   }
 
   void setStep(long long step) override {
@@ -545,6 +542,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   Arrays<S, P> a_{};
   double mass_ = 1;
   int owned_ = 0, total_ = 0, ncell_ = 0;
+  int smCount_ = 1;
   std::size_t ownedCap_ = 0, totalCap_ = 0, sendCap_ = 0;
   unsigned *keys_ = nullptr, *keysSorted_ = nullptr;
   int *values_ = nullptr, *order_ = nullptr, *cellStart_ = nullptr;

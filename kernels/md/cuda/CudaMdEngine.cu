@@ -200,6 +200,7 @@ class CudaMdEngine final : public MdEngine {
     cudaDeviceProp prop{};
     HOPSIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, gpu_));
     deviceName_ = prop.name;
+    smCount_ = prop.multiProcessorCount;
     HOPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostScalars_), sizeof(DeviceScalars)));
     deviceAlloc(ds_, 1);
@@ -454,6 +455,8 @@ class CudaMdEngine final : public MdEngine {
     destroyGraphs();
     n_ = static_cast<int>(atoms);
     mass_ = mass;
+    forceGroup_ = forceGroupFor(n_, smCount_, config_.forceThreadsPerAtom);
+    stats_.forceThreadsPerAtom = forceGroup_;
     const double range = interactionRange(config_.lj, config_.skin);
     // Half-range bins: the 5^3 bins around an atom hold ~0.58 of the candidates of 3^3 full-range bins, so the
     // list build checks fewer pairs; used where every axis has room for 5 bins.
@@ -571,9 +574,39 @@ class CudaMdEngine final : public MdEngine {
   }
 
   // Bin, sort by cell, reorder, find cell ranges, build the list (growing it when an atom has more neighbours).
+  // The sequence runs as one CUDA graph (captured at the first rebuild and again after the list grows): launched
+  // one by one, its ~30 kernels, copies and the sort's passes cost more host launch time than GPU time on small
+  // systems (32,000 atoms: ~240 us per rebuild, docs/performance.md).
   void rebuild() {
-    const int blocks = blocksFor(n_);
     HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[0], stream_));
+    if (!rebuildGraph_) {
+      cudaGraph_t graph = nullptr;
+      HOPSIM_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+      enqueueRebuild();
+      HOPSIM_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+      HOPSIM_CUDA_CHECK(cudaGraphInstantiate(&rebuildGraph_, graph, 0));
+      HOPSIM_CUDA_CHECK(cudaGraphDestroy(graph));
+    }
+    HOPSIM_CUDA_CHECK(cudaGraphLaunch(rebuildGraph_, stream_));
+    HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
+    // One host synchronisation per build, for the overflow check: a list that overflowed must be rebuilt before the
+    // force kernel reads it. At 16.4M atoms it costs a launch gap (~10 us) per ~8 ms build. The list grown, only
+    // the list is built again (the atoms are sorted already).
+    while (!listFits(a_, n_, ds_, hostScalars_, stream_)) {
+      destroyGraphs();  // the list moved
+      enqueueListBuild();
+      HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
+    }
+    float ms = 0;
+    HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, nbEv_[0], nbEv_[1]));
+    stats_.neighborSeconds += 1e-3 * ms;
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->rebuild, 0, sizeof(int), stream_));
+    hostScalars_->rebuild = 0;
+    ++stats_.neighborBuilds;
+  }
+
+  void enqueueRebuild() {
+    const int blocks = blocksFor(n_);
     binKernel<S, P, true><<<blocks, kBlock, 0, stream_>>>(a_, box_, keys_, values_);
     HOPSIM_CUDA_CHECK_LAUNCH("binKernel");
     HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
@@ -584,30 +617,21 @@ class CudaMdEngine final : public MdEngine {
     HOPSIM_CUDA_CHECK_LAUNCH("cellStartKernel");
     refreshKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_);
     HOPSIM_CUDA_CHECK_LAUNCH("refreshKernel");
-    const double range = interactionRange(config_.lj, config_.skin);
-    // One host synchronisation per build, for the overflow check: a list that overflowed must be rebuilt before the
-    // force kernel reads it. At 16.4M atoms it costs a launch gap (~10 us) per ~8 ms build.
-    for (;;) {
-      HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->overflow, 0, sizeof(int), stream_));
-      if (fastList_) {
-        buildListKernel<S, P><<<(n_ + kListWarps * 32 - 1) / (kListWarps * 32), kListWarps * 32, 0, stream_>>>(
-            a_, grid_, cellStart_, ds_);
-        HOPSIM_CUDA_CHECK_LAUNCH("buildListKernel");
-      } else {
-        buildListBinsKernel<S, P, true><<<blocks, kBlock, 0, stream_>>>(a_, box_, cellStart_, nullptr,
-                                                                         P(range * range), ds_);
-        HOPSIM_CUDA_CHECK_LAUNCH("buildListBinsKernel");
-      }
-      HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
-      if (listFits(a_, n_, ds_, hostScalars_, stream_)) break;
-      destroyGraphs();  // the list moved
+    enqueueListBuild();
+  }
+
+  void enqueueListBuild() {
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->overflow, 0, sizeof(int), stream_));
+    if (fastList_) {
+      buildListKernel<S, P><<<(n_ + kListWarps * 32 - 1) / (kListWarps * 32), kListWarps * 32, 0, stream_>>>(
+          a_, grid_, cellStart_, ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("buildListKernel");
+    } else {
+      const double range = interactionRange(config_.lj, config_.skin);
+      buildListBinsKernel<S, P, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, cellStart_, nullptr,
+                                                                             P(range * range), ds_);
+      HOPSIM_CUDA_CHECK_LAUNCH("buildListBinsKernel");
     }
-    float ms = 0;
-    HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, nbEv_[0], nbEv_[1]));
-    stats_.neighborSeconds += 1e-3 * ms;
-    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->rebuild, 0, sizeof(int), stream_));
-    hostScalars_->rebuild = 0;
-    ++stats_.neighborBuilds;
   }
 
   void resetAccumulators(bool energy) {
@@ -618,13 +642,7 @@ class CudaMdEngine final : public MdEngine {
   }
 
   void launchForce(bool energy) {
-    if (energy) {
-      forceKernel<S, P, A, true, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, coeff_, ds_);
-      HOPSIM_CUDA_CHECK_LAUNCH("forceKernel<energy>");
-    } else {
-      forceKernel<S, P, A, false, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, coeff_, ds_);
-      HOPSIM_CUDA_CHECK_LAUNCH("forceKernel");
-    }
+    launchForceKernel<S, P, A, true>(a_, box_, coeff_, ds_, forceGroup_, energy, stream_);
   }
 
   // Nose-Hoover half-step, kick-drift, and the rebuild flag copied to pinned host memory.
@@ -689,14 +707,21 @@ class CudaMdEngine final : public MdEngine {
   }
 
   void captureGraphs() {
-    destroyGraphs();
+    destroyStepGraphs();
     firstHalfGraph_ = capture(false, false, true);
     stepGraph_ = capture(false, true, true);
     lastGraph_ = capture(true, true, false);
     graphsReady_ = true;
   }
 
+  // Every graph (the arrays or the list moved); the step graphs alone before they are captured again.
   void destroyGraphs() {
+    destroyStepGraphs();
+    if (rebuildGraph_) cudaGraphExecDestroy(rebuildGraph_);
+    rebuildGraph_ = nullptr;
+  }
+
+  void destroyStepGraphs() {
     for (auto* g : {&firstHalfGraph_, &stepGraph_, &lastGraph_}) {
       if (*g) cudaGraphExecDestroy(*g);
       *g = nullptr;
@@ -725,6 +750,8 @@ class CudaMdEngine final : public MdEngine {
   BoxParams box_{};
   Arrays<S, P> a_{};
   int n_ = 0, ncell_ = 0;
+  int smCount_ = 1;
+  int forceGroup_ = 1;  // threads per atom in the force kernel (forceGroupFor)
   double mass_ = 1;
   unsigned *keys_ = nullptr, *keysSorted_ = nullptr;
   int *values_ = nullptr, *order_ = nullptr, *cellStart_ = nullptr;
@@ -735,6 +762,7 @@ class CudaMdEngine final : public MdEngine {
   unsigned char* sortTemp_ = nullptr;
   std::size_t sortBytes_ = 0;
   cudaGraphExec_t firstHalfGraph_ = nullptr, stepGraph_ = nullptr, lastGraph_ = nullptr;
+  cudaGraphExec_t rebuildGraph_ = nullptr;  // rebuild(): bin, sort, reorder, list; captured again when the list moves
   bool graphsReady_ = false;
   EngineStats stats_;
   // The thermo ring (sampleThermo / readThermo).

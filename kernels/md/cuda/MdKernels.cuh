@@ -200,10 +200,28 @@ __global__ void __launch_bounds__(kBlock) listCountKernel(const int* count, int 
   }
 }
 
+// Threads that share one atom's list in the force kernel: a power of two up to a warp. One thread per atom leaves a
+// small system's GPU mostly idle (32,000 atoms are 125 blocks of 256 threads on 132 SMs, one block per SM, each warp
+// waiting on its loads); a group of g threads per atom gives g times the warps in flight for the same pairs, at the
+// cost of a shuffle fold per atom. Chosen as the largest group whose threads fit on the GPU at once (smCount x 2048
+// resident threads), so a large system keeps one thread per atom; `asked` (1-32, HOPSIM_MD_THREADS_PER_ATOM) wins.
+inline int forceGroupFor(long long atoms, int smCount, int asked) {
+  if (asked > 0) return asked;
+  const long long resident = 2048LL * std::max(1, smCount);
+  int g = 1;
+  while (g < 32 && atoms * 2 * g <= resident) g *= 2;  // the doubled group still fits
+  return g;
+}
+
+// Forces on atoms [0, a.n) from their lists, `group` threads per atom (forceGroupFor): thread `part` of an atom's
+// group sums its entries part, part + group, ..., and the group folds its partial sums by shuffles (xor steps, so
+// every lane holds the same bits; lane 0 stores). One thread per atom sums the list in order, as before groups.
 // Periodic: minimum image per pair; not periodic: ghosts carry their image already.
 template <class S, class P, class A, bool Energy, bool Periodic>
-__global__ void __launch_bounds__(kBlock) forceKernel(Arrays<S, P> a, BoxParams b, LjCoefficients<P> c, DeviceScalars* ds) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void __launch_bounds__(kBlock)
+    forceKernel(Arrays<S, P> a, BoxParams b, LjCoefficients<P> c, DeviceScalars* ds, int group) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = t / group, part = t & (group - 1);
   PairSums<P, A> sum;
   if (i < a.n) {
     const auto* __restrict__ pos = a.pos;
@@ -214,7 +232,7 @@ __global__ void __launch_bounds__(kBlock) forceKernel(Arrays<S, P> a, BoxParams 
     const int m = __ldg(a.ncount + i);
     // Unrolled so that the index and position loads of several neighbours are in flight together.
 #pragma unroll 4
-    for (int k = 0; k < m; ++k) {
+    for (int k = part; k < m; k += group) {
       const int j = __ldg(entry + static_cast<std::size_t>(k) * n);
       const auto pj = loadVec(pos + j);
       if constexpr (Periodic)
@@ -223,10 +241,19 @@ __global__ void __launch_bounds__(kBlock) forceKernel(Arrays<S, P> a, BoxParams 
       else
         addPair(P(pi.x - pj.x), P(pi.y - pj.y), P(pi.z - pj.z), c, Energy, sum);
     }
+  }
+  // Every thread of the block gets here (no early return), as the full-warp shuffles need; a group never straddles
+  // a warp (group divides 32, blocks are whole warps).
+  for (int lane = group / 2; lane > 0; lane /= 2) {
+    sum.fx += __shfl_xor_sync(0xffffffffu, sum.fx, lane);
+    sum.fy += __shfl_xor_sync(0xffffffffu, sum.fy, lane);
+    sum.fz += __shfl_xor_sync(0xffffffffu, sum.fz, lane);
+  }
+  if (i < a.n && part == 0) {
     a.fx[i] = sum.fx, a.fy[i] = sum.fy, a.fz[i] = sum.fz;
     if (!isfinite(sum.fx) || !isfinite(sum.fy) || !isfinite(sum.fz)) ds->bad = 1;
   }
-  if (Energy) {
+  if (Energy) {  // each thread's share of its atom's energy and virial; the block sums them all
     using Reduce = cub::BlockReduce<double, kBlock>;
     __shared__ typename Reduce::TempStorage tmp;
     const double be = Reduce(tmp).Sum(0.5 * double(sum.energy));
@@ -313,6 +340,20 @@ __global__ void scaleVelocitiesKernel(Arrays<S, P> a, const DeviceScalars* ds) {
 __global__ void nextStepKernel(DeviceScalars* ds) { ds->step += 1; }
 
 inline int blocksFor(int n) { return (n + kBlock - 1) / kBlock; }
+
+// The force kernel on atoms [0, a.n), `group` threads each (forceGroupFor), energy and virial summed when asked.
+template <class S, class P, class A, bool Periodic>
+void launchForceKernel(const Arrays<S, P>& a, const BoxParams& b, const LjCoefficients<P>& c, DeviceScalars* ds,
+                       int group, bool energy, cudaStream_t stream) {
+  const int blocks = static_cast<int>((static_cast<long long>(a.n) * group + kBlock - 1) / kBlock);
+  if (energy) {
+    forceKernel<S, P, A, true, Periodic><<<blocks, kBlock, 0, stream>>>(a, b, c, ds, group);
+    HOPSIM_CUDA_CHECK_LAUNCH("forceKernel<energy>");
+  } else {
+    forceKernel<S, P, A, false, Periodic><<<blocks, kBlock, 0, stream>>>(a, b, c, ds, group);
+    HOPSIM_CUDA_CHECK_LAUNCH("forceKernel");
+  }
+}
 
 // Sum and largest of the list lengths of the first n atoms into *host (pinned), through *device; synchronises.
 inline void countListEntries(const int* ncount, int n, ListCounts* device, ListCounts* host, cudaStream_t stream) {

@@ -127,6 +127,67 @@ TEST_CASE("gpu md: CUDA and CPU trajectories agree in double (NVE, 100 steps)", 
   compareEngines(IntegratorType::Nve, Precision::Double, 1e-9, 1e-10);
 }
 
+namespace {
+
+// Forces of every atom in id order (forces() reports them in the engine's order, download() tells whose).
+std::vector<double> forcesById(MdEngine& e) {
+  ParticleState s;
+  e.download(s);
+  std::vector<double> f[3];
+  e.forces(f[0], f[1], f[2]);
+  std::vector<std::size_t> order(s.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.id[a] < s.id[b]; });
+  std::vector<double> out;
+  for (const std::size_t k : order)
+    for (int d = 0; d < 3; ++d) out.push_back(f[d][k]);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gpu md: the force kernel with 1 to 32 threads per atom agrees with the CPU engine", "[gpu][md]") {
+  if (!haveGpu()) return;
+  // A liquid state (the lattice's forces vanish by symmetry): 2,048 atoms after 50 CPU steps.
+  const EngineConfig config = benchConfig(Precision::Double, IntegratorType::Nve);
+  auto cpu = makeCpuEngine(config);
+  cpu->initialize(start(8));
+  cpu->advance(50, 0);
+  ParticleState liquid;
+  cpu->download(liquid);
+  cpu = makeCpuEngine(config);
+  cpu->initialize(liquid);
+  const std::vector<double> reference = forcesById(*cpu);
+  const RawThermo referenceThermo = cpu->thermo();
+  double largest = 0;
+  for (const double f : reference) largest = std::max(largest, std::abs(f));
+  REQUIRE(largest > 1);
+  for (const int group : {1, 2, 4, 8, 16, 32, 0}) {
+    EngineConfig c = config;
+    c.forceThreadsPerAtom = group;
+    auto gpu = makeCudaEngine(c, 0);
+    gpu->initialize(liquid);  // forces, energy and virial at this state
+    const std::vector<double> f = forcesById(*gpu);
+    const RawThermo t = gpu->thermo();
+    REQUIRE(f.size() == reference.size());
+    double worst = 0;
+    for (std::size_t k = 0; k < f.size(); ++k) worst = std::max(worst, std::abs(f[k] - reference[k]));
+    INFO(group << " threads per atom (the engine's: " << gpu->stats().forceThreadsPerAtom << "): largest force "
+               << largest << ", worst difference " << worst << "; potential " << t.potential << " against "
+               << referenceThermo.potential);
+    const int used = gpu->stats().forceThreadsPerAtom;
+    if (group > 0) CHECK(used == group);
+    else CHECK((used >= 1 && used <= 32 && (used & (used - 1)) == 0));  // the engine's choice: a power of two
+    CHECK(worst < 1e-12 * largest);
+    CHECK(std::abs(t.potential - referenceThermo.potential) < 1e-12 * std::abs(referenceThermo.potential));
+    CHECK(std::abs(t.virial - referenceThermo.virial) < 1e-12 * std::abs(referenceThermo.virial));
+  }
+  // A whole trajectory with one thread per atom (the tests above run the 2,048-atom systems with 32).
+  EngineConfig one = config;
+  one.forceThreadsPerAtom = 1;
+  compareEngines(start(8), one, 100, 100, {1e-9, 1e-10});
+}
+
 TEST_CASE("gpu md: CUDA and CPU trajectories agree in double (Langevin, Nose-Hoover)", "[gpu][md]") {
   if (!haveGpu()) return;
   compareEngines(IntegratorType::Langevin, Precision::Double, 1e-9, 1e-10);
