@@ -21,7 +21,8 @@ struct RawThermo {
 };
 
 // Seconds per phase since the engine was made. NaN means "not measured apart": the CUDA engine runs force and
-// integration inside one graph per step unless EngineConfig::timePhases asks it to time them.
+// integration inside one graph per step, and the list builds the steps call for inside those graphs too, unless
+// EngineConfig::timePhases asks it to time them.
 struct EngineStats {
   long long neighborBuilds = 0;
   double neighborSeconds = 0, forceSeconds = 0, integrateSeconds = 0, otherSeconds = 0;
@@ -82,6 +83,9 @@ struct EngineConfig {
   // CUDA engines: threads that sum one atom's neighbour list (1, 2, 4, ..., 32); 0: chosen from the atom count
   // (forceGroupFor in kernels/md/cuda/MdKernels.cuh). The forces differ with it in the order of their sums only.
   int forceThreadsPerAtom = 0;
+  // CUDA single-rank engine: list entries reserved per atom at first (0: 96); it grows when a build overflows it. A
+  // test makes it short so that the list grows inside the step graphs.
+  int initialListStride = 0;
 };
 
 class MdEngine {

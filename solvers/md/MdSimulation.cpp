@@ -483,7 +483,11 @@ MdRunResult run(const MdCase& c, const RunOptions& options, const MdRanks& ranks
             result.seconds, result.seconds > 0 ? steps * static_cast<double>(n) / result.seconds : 0.0,
             stepSeconds > 0 ? steps * static_cast<double>(n) / stepSeconds : 0.0, st.neighborBuilds, st.meanNeighbors,
             st.maxNeighbors);
-  if (std::isnan(st.forceSeconds) || std::isnan(st.integrateSeconds))
+  if (std::isnan(st.neighborSeconds))
+    log::info("  neighbour builds, force and integrate {:.3f} s (on the GPU they run in the steps' graphs and are not "
+              "timed apart, which would synchronise between kernels; `hopsim bench` reports the split)",
+              stepSeconds);
+  else if (std::isnan(st.forceSeconds) || std::isnan(st.integrateSeconds))
     log::info("  neighbour {:.3f} s; force and integrate {:.3f} s (on the GPU force and integrate are not timed apart, "
               "which would synchronise between kernels; `hopsim bench` reports the split)",
               st.neighborSeconds, std::max(0.0, stepSeconds - st.neighborSeconds));

@@ -173,12 +173,26 @@ __global__ void orderedFrameKernel(Arrays<S, P> a, long long idBase, S* stage) {
 
 // Nose-Hoover bookkeeping on one thread: the half-steps of the shared Trotter split.
 __global__ void noseHooverFirstKernel(DeviceScalars* ds, double dt) {
-  ds->nhScale1 = noseHooverHalfStep(ds->nh, ds->twoKinetic, dt);
+  if (!ds->halt) ds->nhScale1 = noseHooverHalfStep(ds->nh, ds->twoKinetic, dt);
 }
 __global__ void noseHooverSecondKernel(DeviceScalars* ds, double dt) {
+  if (ds->halt) return;
   const double s = noseHooverHalfStep(ds->nh, ds->twoKinetic, dt);
   ds->nhScale2 = s;
   ds->twoKinetic *= s * s;
+}
+
+// The step graphs' list rebuild runs behind a conditional node: its body when an atom moved more than skin/2 (and
+// the steps are not halted).
+__global__ void rebuildConditionKernel(cudaGraphConditionalHandle handle, const DeviceScalars* ds) {
+  cudaGraphSetConditional(handle, ds->rebuild && !ds->halt ? 1u : 0u);
+}
+
+// After a list build inside a step graph: counted, or, where the list overflowed, the steps halted until the host
+// grows it (the positions, sorted atoms and cell ranges of the build stay; only the list is built again).
+__global__ void afterBuildKernel(DeviceScalars* ds) {
+  if (ds->overflow) ds->halt = 1;
+  else ds->builds += 1;
 }
 
 // S: positions and velocities; P: pair arithmetic and forces; A: per-thread energy accumulation (each atom's own
@@ -202,6 +216,7 @@ class CudaMdEngine final : public MdEngine {
     deviceName_ = prop.name;
     smCount_ = prop.multiProcessorCount;
     HOPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    HOPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&bodyStream_, cudaStreamNonBlocking));
     HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostScalars_), sizeof(DeviceScalars)));
     deviceAlloc(ds_, 1);
     for (auto* e : {&ev_[0], &ev_[1], &ev_[2], &nbEv_[0], &nbEv_[1]}) HOPSIM_CUDA_CHECK(cudaEventCreate(e));
@@ -226,6 +241,7 @@ class CudaMdEngine final : public MdEngine {
     for (auto e : ev_) if (e) cudaEventDestroy(e);
     for (auto e : nbEv_) if (e) cudaEventDestroy(e);
     if (stream_) cudaStreamDestroy(stream_);
+    if (bodyStream_) cudaStreamDestroy(bodyStream_);
   }
 
   void initialize(const ParticleState& s) override {
@@ -298,36 +314,47 @@ class CudaMdEngine final : public MdEngine {
     HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
+  // Timed (timePhases): step by step from the host, which reads the rebuild flag after each first half and rebuilds
+  // between the phases it times. Otherwise the steps are queued as CUDA graphs without waiting: each first half
+  // ends in a conditional node that rebuilds the list on the GPU when the flag is set, so the host synchronises
+  // once per advance; where such a build overflowed the list, the steps after it did nothing (DeviceScalars::halt),
+  // and the host grows the list and queues the rest.
   void advance(long long steps, long long firstStep) override {
     if (steps <= 0) return;
     HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
     hostScalars_->step = static_cast<unsigned long long>(firstStep + 1);
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&ds_->step, &hostScalars_->step, sizeof(unsigned long long),
                                       cudaMemcpyHostToDevice, stream_));
-    const bool timed = config_.timePhases;
-    if (!timed && !graphsReady_) captureGraphs();
-    // The first half of the first step; each later launch ends with the first half of the next step.
-    if (timed) firstHalf(true);
-    else HOPSIM_CUDA_CHECK(cudaGraphLaunch(firstHalfGraph_, stream_));
-    for (long long k = 0; k < steps; ++k) {
-      const bool last = k + 1 == steps;
-      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      if (hostScalars_->rebuild) {
-        rebuild();
-        if (!timed && !graphsReady_) captureGraphs();
-      }
-      if (timed) {
+    if (config_.timePhases) {
+      firstHalf(true);
+      for (long long k = 0; k < steps; ++k) {
+        const bool last = k + 1 == steps;
+        HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        if (hostScalars_->rebuild) rebuild();
         secondHalf(last, true);
         if (!last) firstHalf(true);
-      } else {
-        HOPSIM_CUDA_CHECK(cudaGraphLaunch(last ? lastGraph_ : stepGraph_, stream_));
       }
+      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      return;
     }
-    // Returns when the last step has run: the run loop's "steps" phase is then the steps' time on the GPU, to the
-    // end (as LBM's update phase, issue 22), and comparable with `hopsim bench`. It costs one launch gap per advance
-    // on top of the one per step that the rebuild flag costs anyway; the thermo sample and frame copy queued after
-    // it (sampleThermo, startFrameCopy) do not wait.
-    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    if (!graphsReady_) captureGraphs();
+    HOPSIM_CUDA_CHECK(cudaGraphLaunch(firstHalfGraph_, stream_));
+    long long queued = 0;  // steps whose graphs are queued from here on
+    for (;;) {
+      for (long long k = queued; k < steps; ++k)
+        HOPSIM_CUDA_CHECK(cudaGraphLaunch(k + 1 == steps ? lastGraph_ : stepGraph_, stream_));
+      // Returns when the last step has run: the run loop's "steps" phase is then the steps' time on the GPU, to the
+      // end (as LBM's update phase, issue 22), and comparable with `hopsim bench`; the thermo sample and frame copy
+      // queued after it (sampleThermo, startFrameCopy) do not wait.
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostScalars_, ds_, sizeof(DeviceScalars), cudaMemcpyDeviceToHost, stream_));
+      HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      graphBuilds_ = hostScalars_->builds;
+      if (!hostScalars_->halt) return;
+      // Halted in the first half of the step the device's counter names: its atoms are moved and sorted, its list
+      // too short; the steps from its second half on run again.
+      queued = static_cast<long long>(hostScalars_->step) - (firstStep + 1);
+      growList();
+    }
   }
 
   RawThermo thermo() override {
@@ -440,7 +467,10 @@ class CudaMdEngine final : public MdEngine {
     if (!config_.timePhases) {
       s.forceSeconds = s.integrateSeconds = s.otherSeconds = std::numeric_limits<double>::quiet_NaN();
     }
-    listCounts_.report(s, a_.ncount, n_, stats_.neighborBuilds, gpu_, stream_);
+    // Builds inside the step graphs are counted on the GPU and not timed (the timed engine times every build).
+    s.neighborBuilds += static_cast<long long>(graphBuilds_ + graphBuildsBefore_);
+    if (graphBuilds_ + graphBuildsBefore_ > 0) s.neighborSeconds = std::numeric_limits<double>::quiet_NaN();
+    listCounts_.report(s, a_.ncount, n_, s.neighborBuilds, gpu_, stream_);  // counted again after a build
     return s;
   }
 
@@ -455,6 +485,8 @@ class CudaMdEngine final : public MdEngine {
     destroyGraphs();
     n_ = static_cast<int>(atoms);
     mass_ = mass;
+    graphBuildsBefore_ += graphBuilds_;  // the device's count starts again below
+    graphBuilds_ = 0;
     forceGroup_ = forceGroupFor(n_, smCount_, config_.forceThreadsPerAtom);
     stats_.forceThreadsPerAtom = forceGroup_;
     const double range = interactionRange(config_.lj, config_.skin);
@@ -486,7 +518,7 @@ class CudaMdEngine final : public MdEngine {
     grid_.rangeSq = P(range * range);
     listCounts_.invalidate();
     a_.n = n_;
-    a_.stride = 96;
+    a_.stride = config_.initialListStride > 0 ? config_.initialListStride : 96;
     for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceAlloc(*p, n_);
     for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceAlloc(*p, n_);
     deviceAlloc(a_.pos, n_);
@@ -565,12 +597,12 @@ class CudaMdEngine final : public MdEngine {
   }
 
   template <class T>
-  void permute(T* array) {
+  void permute(T* array, cudaStream_t stream) {
     auto* tmp = reinterpret_cast<T*>(scratch_);
-    gatherKernel<T><<<blocksFor(n_), kBlock, 0, stream_>>>(array, tmp, order_, n_);
+    gatherKernel<T><<<blocksFor(n_), kBlock, 0, stream>>>(array, tmp, order_, n_);
     HOPSIM_CUDA_CHECK_LAUNCH("gatherKernel");
     // Copied back rather than swapped: the captured graphs hold these addresses.
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(array, tmp, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(array, tmp, n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream));
   }
 
   // Bin, sort by cell, reorder, find cell ranges, build the list (growing it when an atom has more neighbours).
@@ -582,7 +614,7 @@ class CudaMdEngine final : public MdEngine {
     if (!rebuildGraph_) {
       cudaGraph_t graph = nullptr;
       HOPSIM_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-      enqueueRebuild();
+      enqueueRebuild(stream_);
       HOPSIM_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
       HOPSIM_CUDA_CHECK(cudaGraphInstantiate(&rebuildGraph_, graph, 0));
       HOPSIM_CUDA_CHECK(cudaGraphDestroy(graph));
@@ -594,7 +626,7 @@ class CudaMdEngine final : public MdEngine {
     // the list is built again (the atoms are sorted already).
     while (!listFits(a_, n_, ds_, hostScalars_, stream_)) {
       destroyGraphs();  // the list moved
-      enqueueListBuild();
+      enqueueListBuild(stream_);
       HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
     }
     float ms = 0;
@@ -605,33 +637,83 @@ class CudaMdEngine final : public MdEngine {
     ++stats_.neighborBuilds;
   }
 
-  void enqueueRebuild() {
+  void enqueueRebuild(cudaStream_t stream) {
     const int blocks = blocksFor(n_);
-    binKernel<S, P, true><<<blocks, kBlock, 0, stream_>>>(a_, box_, keys_, values_);
+    binKernel<S, P, true><<<blocks, kBlock, 0, stream>>>(a_, box_, keys_, values_);
     HOPSIM_CUDA_CHECK_LAUNCH("binKernel");
     HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
-                                                      sortBits(), stream_));
-    permute(a_.x), permute(a_.y), permute(a_.z), permute(a_.vx), permute(a_.vy), permute(a_.vz);
-    permute(a_.id);
-    cellStartKernel<<<blocksFor(n_ + 1), kBlock, 0, stream_>>>(keysSorted_, n_, ncell_, cellStart_);
+                                                      sortBits(), stream));
+    permute(a_.x, stream), permute(a_.y, stream), permute(a_.z, stream);
+    permute(a_.vx, stream), permute(a_.vy, stream), permute(a_.vz, stream), permute(a_.id, stream);
+    cellStartKernel<<<blocksFor(n_ + 1), kBlock, 0, stream>>>(keysSorted_, n_, ncell_, cellStart_);
     HOPSIM_CUDA_CHECK_LAUNCH("cellStartKernel");
-    refreshKernel<S, P><<<blocks, kBlock, 0, stream_>>>(a_);
+    refreshKernel<S, P><<<blocks, kBlock, 0, stream>>>(a_);
     HOPSIM_CUDA_CHECK_LAUNCH("refreshKernel");
-    enqueueListBuild();
+    enqueueListBuild(stream);
   }
 
-  void enqueueListBuild() {
-    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->overflow, 0, sizeof(int), stream_));
+  void enqueueListBuild(cudaStream_t stream) {
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->overflow, 0, sizeof(int), stream));
     if (fastList_) {
-      buildListKernel<S, P><<<(n_ + kListWarps * 32 - 1) / (kListWarps * 32), kListWarps * 32, 0, stream_>>>(
+      buildListKernel<S, P><<<(n_ + kListWarps * 32 - 1) / (kListWarps * 32), kListWarps * 32, 0, stream>>>(
           a_, grid_, cellStart_, ds_);
       HOPSIM_CUDA_CHECK_LAUNCH("buildListKernel");
     } else {
       const double range = interactionRange(config_.lj, config_.skin);
-      buildListBinsKernel<S, P, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, cellStart_, nullptr,
-                                                                             P(range * range), ds_);
+      buildListBinsKernel<S, P, true><<<blocksFor(n_), kBlock, 0, stream>>>(a_, box_, cellStart_, nullptr,
+                                                                            P(range * range), ds_);
       HOPSIM_CUDA_CHECK_LAUNCH("buildListBinsKernel");
     }
+  }
+
+  // While a step graph is captured on stream_: a conditional node whose body (captured from bodyStream_) rebuilds
+  // the list when the first half has set the rebuild flag (rebuildConditionKernel, afterBuildKernel).
+  void enqueueConditionalRebuild() {
+    cudaStreamCaptureStatus status{};
+    cudaGraph_t graph = nullptr;
+    const cudaGraphNode_t* deps = nullptr;
+    std::size_t count = 0;
+    HOPSIM_CUDA_CHECK(cudaStreamGetCaptureInfo(stream_, &status, nullptr, &graph, nullptr, nullptr, nullptr));
+    cudaGraphConditionalHandle handle{};
+    HOPSIM_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph, 0, 0));
+    rebuildConditionKernel<<<1, 1, 0, stream_>>>(handle, ds_);
+    HOPSIM_CUDA_CHECK_LAUNCH("rebuildConditionKernel");
+    HOPSIM_CUDA_CHECK(cudaStreamGetCaptureInfo(stream_, &status, nullptr, &graph, &deps, nullptr, &count));
+    cudaGraphNodeParams params{};
+    params.type = cudaGraphNodeTypeConditional;
+    params.conditional.handle = handle;
+    params.conditional.type = cudaGraphCondTypeIf;
+    params.conditional.size = 1;
+    cudaGraphNode_t node = nullptr;
+    HOPSIM_CUDA_CHECK(cudaGraphAddNode(&node, graph, deps, nullptr, count, &params));
+    HOPSIM_CUDA_CHECK(cudaStreamUpdateCaptureDependencies(stream_, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
+    cudaGraph_t body = params.conditional.phGraph_out[0];
+    HOPSIM_CUDA_CHECK(
+        cudaStreamBeginCaptureToGraph(bodyStream_, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal));
+    enqueueRebuild(bodyStream_);
+    afterBuildKernel<<<1, 1, 0, bodyStream_>>>(ds_);
+    HOPSIM_CUDA_CHECK_LAUNCH("afterBuildKernel");
+    HOPSIM_CUDA_CHECK(cudaStreamEndCapture(bodyStream_, &body));
+  }
+
+  // The steps halted at a list build that overflowed: the list grown and built again from the sorted atoms (timed as
+  // a build), the halt lifted, the graphs captured again for the new list.
+  void growList() {
+    HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[0], stream_));
+    // Grows the list to the overflowing build's longest (+25%), which the next build may still exceed.
+    if (listFits(a_, n_, ds_, hostScalars_, stream_)) throw std::logic_error("steps halted without a list overflow");
+    do {
+      enqueueListBuild(stream_);
+      HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
+    } while (!listFits(a_, n_, ds_, hostScalars_, stream_));
+    float ms = 0;
+    HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, nbEv_[0], nbEv_[1]));
+    stats_.neighborSeconds += 1e-3 * ms;
+    ++stats_.neighborBuilds;
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->halt, 0, sizeof(int), stream_));
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->rebuild, 0, sizeof(int), stream_));
+    destroyGraphs();
+    captureGraphs();
   }
 
   void resetAccumulators(bool energy) {
@@ -645,7 +727,8 @@ class CudaMdEngine final : public MdEngine {
     launchForceKernel<S, P, A, true>(a_, box_, coeff_, ds_, forceGroup_, energy, stream_);
   }
 
-  // Nose-Hoover half-step, kick-drift, and the rebuild flag copied to pinned host memory.
+  // Nose-Hoover half-step, kick-drift, then the rebuild flag: copied to pinned host memory (timed), or read by the
+  // conditional rebuild that ends the captured first half.
   void firstHalf(bool timed) {
     if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[0], stream_));
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->rebuild, 0, sizeof(int), stream_));
@@ -655,14 +738,16 @@ class CudaMdEngine final : public MdEngine {
     }
     integrateFirstKernel<S, P, true><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, params_, ds_);
     HOPSIM_CUDA_CHECK_LAUNCH("integrateFirstKernel");
-    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->rebuild, &ds_->rebuild, sizeof(int), cudaMemcpyDeviceToHost, stream_));
-    if (timed) {
-      HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[1], stream_));
-      HOPSIM_CUDA_CHECK(cudaEventSynchronize(ev_[1]));
-      float ms = 0;
-      HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_[0], ev_[1]));
-      stats_.integrateSeconds += ms * 1e-3;
+    if (!timed) {
+      enqueueConditionalRebuild();
+      return;
     }
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostScalars_->rebuild, &ds_->rebuild, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[1], stream_));
+    HOPSIM_CUDA_CHECK(cudaEventSynchronize(ev_[1]));
+    float ms = 0;
+    HOPSIM_CUDA_CHECK(cudaEventElapsedTime(&ms, ev_[0], ev_[1]));
+    stats_.integrateSeconds += ms * 1e-3;
   }
 
   // Forces (energies on the last step of a chunk), second kick, Nose-Hoover half-step, step counter.
@@ -762,7 +847,9 @@ class CudaMdEngine final : public MdEngine {
   unsigned char* sortTemp_ = nullptr;
   std::size_t sortBytes_ = 0;
   cudaGraphExec_t firstHalfGraph_ = nullptr, stepGraph_ = nullptr, lastGraph_ = nullptr;
-  cudaGraphExec_t rebuildGraph_ = nullptr;  // rebuild(): bin, sort, reorder, list; captured again when the list moves
+  cudaGraphExec_t rebuildGraph_ = nullptr;
+  cudaStream_t bodyStream_ = nullptr;  // captures the conditional rebuild's body
+  unsigned long long graphBuilds_ = 0, graphBuildsBefore_ = 0;  // builds inside the step graphs: since setup, before  // rebuild(): bin, sort, reorder, list; captured again when the list moves
   bool graphsReady_ = false;
   EngineStats stats_;
   // The thermo ring (sampleThermo / readThermo).

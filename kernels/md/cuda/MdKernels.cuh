@@ -38,7 +38,11 @@ struct DeviceScalars {
   double nhScale1, nhScale2;
   NoseHooverState nh;
   unsigned long long step;
-  int rebuild, overflow, bad;
+  unsigned long long builds;  // list builds made inside the step graphs (CudaMdEngine; the host counts its own)
+  // rebuild: an atom moved more than skin/2; overflow: the longest list of a build that did not fit; halt: a build
+  // inside a step graph overflowed, so every kernel of the steps after it returns at once until the host has grown
+  // the list (CudaMdEngine::advance). The decomposed engine never halts.
+  int rebuild, overflow, bad, halt;
 };
 
 // Neighbour counts of the current list, reduced on demand for stats() (ListCountCache).
@@ -229,7 +233,9 @@ __global__ void __launch_bounds__(kBlock)
     const std::size_t n = static_cast<std::size_t>(a.n);
     const auto pi = loadVec(pos + i);
     const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
-    const int m = __ldg(a.ncount + i);
+    // At most the stored entries: after a build that overflowed (the count goes on past the stride), the steps are
+    // halted and this evaluation is thrown away (CudaMdEngine::advance evaluates it again on the grown list).
+    const int m = min(__ldg(a.ncount + i), a.stride);
     // Unrolled so that the index and position loads of several neighbours are in flight together.
 #pragma unroll 4
     for (int k = part; k < m; k += group) {
@@ -279,7 +285,7 @@ struct StepParams {
 template <class S, class P, bool Periodic>
 __global__ void integrateFirstKernel(Arrays<S, P> a, BoxParams b, StepParams p, DeviceScalars* ds) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
+  if (i >= a.n || ds->halt) return;
   const S scale = p.useScale ? S(ds->nhScale1) : S(1);
   const S dt = S(p.dt), dtf = S(p.dtf);
   const S L[3] = {S(b.L[0]), S(b.L[1]), S(b.L[2])}, H[3] = {S(b.H[0]), S(b.H[1]), S(b.H[2])};
@@ -305,6 +311,7 @@ __global__ void integrateFirstKernel(Arrays<S, P> a, BoxParams b, StepParams p, 
 // Second half: thermostat forces (Langevin), kick, and the kinetic energy sum for thermo and Nose-Hoover.
 template <class S, class P>
 __global__ void __launch_bounds__(kBlock) integrateSecondKernel(Arrays<S, P> a, StepParams p, DeviceScalars* ds) {
+  if (ds->halt) return;  // the same for every thread
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   double ke = 0;
   if (i < a.n) {
@@ -328,16 +335,20 @@ __global__ void __launch_bounds__(kBlock) integrateSecondKernel(Arrays<S, P> a, 
 }
 
 // twoKinetic times a factor: the mass after summing v^2 (giving sum m v^2), or s^2 after scaling velocities by s.
-__global__ void kineticKernelScale(DeviceScalars* ds, double factor) { ds->twoKinetic *= factor; }
+__global__ void kineticKernelScale(DeviceScalars* ds, double factor) {
+  if (!ds->halt) ds->twoKinetic *= factor;
+}
 
 template <class S, class P>
 __global__ void scaleVelocitiesKernel(Arrays<S, P> a, const DeviceScalars* ds) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
+  if (i >= a.n || ds->halt) return;
   const S s = S(ds->nhScale2);
   a.vx[i] *= s, a.vy[i] *= s, a.vz[i] *= s;
 }
-__global__ void nextStepKernel(DeviceScalars* ds) { ds->step += 1; }
+__global__ void nextStepKernel(DeviceScalars* ds) {
+  if (!ds->halt) ds->step += 1;
+}
 
 inline int blocksFor(int n) { return (n + kBlock - 1) / kBlock; }
 
