@@ -613,6 +613,26 @@ mdgroup)
     run "mdg_ncu_20_$g" 60 env HOPSIM_MD_THREADS_PER_ATOM=$g $NCU_STEP -k regex:forceKernel -c 2 $B $MDC \
       --set "system.lattice.cells=[20,20,20]" --steps 20 --repeats 1
   done ;;
+openmm)
+  # Issue 17's live peer: OpenMM (wheels carried in .whl: openmm and openmm-cuda-13 8.6.1) on the LJ benchmark
+  # system (bench/openmm_lj.py) and hopsim's bench at the same sizes, mixed precision, two rounds in opposite order.
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    > "$R/openmm_install.log" 2>&1
+  for round in 1 2; do
+    for who in $(inRound $round openmm hopsim); do
+      if [ $who = openmm ]; then
+        run "peer_openmm_20_$round" 60 env PYTHONPATH=/tmp/site python3 bench/openmm_lj.py --cells 20 --steps 2000 \
+          --repeats 5
+        run "peer_openmm_64_$round" 90 env PYTHONPATH=/tmp/site python3 bench/openmm_lj.py --cells 64 --steps 200 \
+          --repeats 3
+      else
+        run "peer_hopsim_20_$round" 40 $B inputs/md/lj_liquid.yaml --set precision=mixed --set device.backend=cuda \
+          --set "system.lattice.cells=[20,20,20]" --steps 2000 --repeats 5 --json "$R/peer_hopsim_20_$round.json"
+        run "peer_hopsim_64_$round" 40 $B inputs/md/lj_liquid.yaml --set precision=mixed --set device.backend=cuda \
+          --set "system.lattice.cells=[64,64,64]" --steps 1000 --repeats 3 --json "$R/peer_hopsim_64_$round.json"
+      fi
+    done
+  done ;;
 sanitize)
   # compute-sanitizer's memcheck and racecheck on the small cases made for them (portable LBM kernels).
   run memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
