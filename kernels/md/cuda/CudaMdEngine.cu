@@ -1,7 +1,8 @@
 // CUDA backend of the MD solver: GPU cell binning and sorting (CUB radix sort), a full neighbour list built on the
 // device (neighbour k of atom i at [k * N + i] for coalescing), LJ forces from the shared host/device pair function,
 // integrators from the shared per-particle functions, and the per-step sequence replayed as CUDA Graphs (one launch
-// and one host synchronisation per step: the host reads the "rebuild needed" flag).
+// per step; the list rebuilt inside them behind a conditional node, so the host waits once per advance; see
+// advance()).
 //
 // The list build (branch md-nbr, issue 5; before it: ~21 ms per build at 16.4M atoms on an H200, ~18 ms of it in
 // the build kernel, 3.57 of 8.7 ms per step). Changes and the gain predicted for each, to be measured:
@@ -621,9 +622,9 @@ class CudaMdEngine final : public MdEngine {
     }
     HOPSIM_CUDA_CHECK(cudaGraphLaunch(rebuildGraph_, stream_));
     HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
-    // One host synchronisation per build, for the overflow check: a list that overflowed must be rebuilt before the
-    // force kernel reads it. At 16.4M atoms it costs a launch gap (~10 us) per ~8 ms build. The list grown, only
-    // the list is built again (the atoms are sorted already).
+    // Here (initialize, restoreState, the timed steps) one host synchronisation per build, for the overflow check: a
+    // list that overflowed must be rebuilt before the force kernel reads it. The list grown, only the list is built
+    // again (the atoms are sorted already).
     while (!listFits(a_, n_, ds_, hostScalars_, stream_)) {
       destroyGraphs();  // the list moved
       enqueueListBuild(stream_);
