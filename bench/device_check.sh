@@ -586,7 +586,7 @@ graphprio)
 mdgroup)
   # Issue 17, the small system's step: the force kernel with 1-32 threads per atom (HOPSIM_MD_THREADS_PER_ATOM; auto
   # is the engine's choice) at 32,000, 1,048,576 and 16,384,000 atoms, mixed precision, each run its own process,
-  # two rounds in opposite order at 32,000; the GPU MD tests, the sanitizers on two of them (2,048 atoms).
+  # two rounds in opposite order at 32,000; the GPU MD tests, the sanitizers on three of them (2,048 atoms).
   run mdg_gpu_md_tests 150 $T "[gpu][md]"
   SAN="gpu md: the force kernel with*,gpu md: CUDA and CPU trajectories agree in double (NVE*,gpu md: the list grows*"
   run mdg_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "$SAN"

@@ -469,8 +469,8 @@ class CudaMdEngine final : public MdEngine {
       s.forceSeconds = s.integrateSeconds = s.otherSeconds = std::numeric_limits<double>::quiet_NaN();
     }
     // Builds inside the step graphs are counted on the GPU and not timed (the timed engine times every build).
-    s.neighborBuilds += static_cast<long long>(graphBuilds_ + graphBuildsBefore_);
-    if (graphBuilds_ + graphBuildsBefore_ > 0) s.neighborSeconds = std::numeric_limits<double>::quiet_NaN();
+    s.neighborBuilds += static_cast<long long>(graphBuilds_);
+    if (graphBuilds_ > 0) s.neighborSeconds = std::numeric_limits<double>::quiet_NaN();
     listCounts_.report(s, a_.ncount, n_, s.neighborBuilds, gpu_, stream_);  // counted again after a build
     return s;
   }
@@ -486,8 +486,6 @@ class CudaMdEngine final : public MdEngine {
     destroyGraphs();
     n_ = static_cast<int>(atoms);
     mass_ = mass;
-    graphBuildsBefore_ += graphBuilds_;  // the device's count starts again below
-    graphBuilds_ = 0;
     forceGroup_ = forceGroupFor(n_, smCount_, config_.forceThreadsPerAtom);
     stats_.forceThreadsPerAtom = forceGroup_;
     const double range = interactionRange(config_.lj, config_.skin);
@@ -542,6 +540,7 @@ class CudaMdEngine final : public MdEngine {
     params_.useScale = in.type == IntegratorType::NoseHoover;
     if (params_.useLangevin) params_.langevin = langevinParams(in, mass_);
     DeviceScalars init{};
+    init.builds = graphBuilds_;  // the engine's count goes on across setups
     init.nhScale1 = init.nhScale2 = 1.0;
     if (params_.useScale) init.nh = noseHooverStart(in, degreesOfFreedom(static_cast<std::size_t>(n_)));
     *hostScalars_ = init;
@@ -712,7 +711,6 @@ class CudaMdEngine final : public MdEngine {
     stats_.neighborSeconds += 1e-3 * ms;
     ++stats_.neighborBuilds;
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->halt, 0, sizeof(int), stream_));
-    HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->rebuild, 0, sizeof(int), stream_));
     destroyGraphs();
     captureGraphs();
   }
@@ -848,9 +846,9 @@ class CudaMdEngine final : public MdEngine {
   unsigned char* sortTemp_ = nullptr;
   std::size_t sortBytes_ = 0;
   cudaGraphExec_t firstHalfGraph_ = nullptr, stepGraph_ = nullptr, lastGraph_ = nullptr;
-  cudaGraphExec_t rebuildGraph_ = nullptr;
-  cudaStream_t bodyStream_ = nullptr;  // captures the conditional rebuild's body
-  unsigned long long graphBuilds_ = 0, graphBuildsBefore_ = 0;  // builds inside the step graphs: since setup, before  // rebuild(): bin, sort, reorder, list; captured again when the list moves
+  cudaGraphExec_t rebuildGraph_ = nullptr;  // rebuild(): bin, sort, reorder, list; captured again when the list moves
+  cudaStream_t bodyStream_ = nullptr;        // captures the conditional rebuild's body
+  unsigned long long graphBuilds_ = 0;       // builds inside the step graphs (DeviceScalars::builds at the last wait)
   bool graphsReady_ = false;
   EngineStats stats_;
   // The thermo ring (sampleThermo / readThermo).

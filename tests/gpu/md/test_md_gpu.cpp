@@ -116,19 +116,6 @@ void compareEngines(const ParticleState& s, EngineConfig gpuConfig, long long st
   }
 }
 
-void compareEngines(IntegratorType type, Precision gpuPrecision, double positionTol, double thermoTol) {
-  compareEngines(start(8), benchConfig(gpuPrecision, type), 100, 100, {positionTol, thermoTol});  // 2,048 atoms
-}
-
-}  // namespace
-
-TEST_CASE("gpu md: CUDA and CPU trajectories agree in double (NVE, 100 steps)", "[gpu][md]") {
-  if (!haveGpu()) return;
-  compareEngines(IntegratorType::Nve, Precision::Double, 1e-9, 1e-10);
-}
-
-namespace {
-
 // Forces of every atom in id order (forces() reports them in the engine's order, download() tells whose).
 std::vector<double> forcesById(MdEngine& e) {
   ParticleState s;
@@ -144,7 +131,16 @@ std::vector<double> forcesById(MdEngine& e) {
   return out;
 }
 
+void compareEngines(IntegratorType type, Precision gpuPrecision, double positionTol, double thermoTol) {
+  compareEngines(start(8), benchConfig(gpuPrecision, type), 100, 100, {positionTol, thermoTol});  // 2,048 atoms
+}
+
 }  // namespace
+
+TEST_CASE("gpu md: CUDA and CPU trajectories agree in double (NVE, 100 steps)", "[gpu][md]") {
+  if (!haveGpu()) return;
+  compareEngines(IntegratorType::Nve, Precision::Double, 1e-9, 1e-10);
+}
 
 TEST_CASE("gpu md: the force kernel with 1 to 32 threads per atom agrees with the CPU engine", "[gpu][md]") {
   if (!haveGpu()) return;
