@@ -45,6 +45,9 @@ class Decomposition {
   double subHi(int axis) const { return boundary(axis, coords_[axis] + 1); }
   // Grid coordinate along `axis` of the rank owning position x (x inside the box; clamped at its ends).
   int ownerCoord(int axis, double x) const;
+  // The lower face of grid coordinate c along `axis` (c = dims: the box end): what ownerCoord() compares with, for
+  // code that decides ownership elsewhere (on a GPU) and must agree with it.
+  double face(int axis, int c) const { return boundary(axis, c); }
 
   // Lattice cells [first, last) of this rank along an axis of n cells (near-equal blocks, the first ones larger).
   std::pair<long long, long long> cellRange(int axis, long long n) const { return splitRange(n, dims_[axis], coords_[axis]); }

@@ -94,6 +94,7 @@ struct DeviceOverrides {
   bool skipHalo = false;                 // HOPSIM_LBM_SKIP_HALO=1: decomposed runs without the exchange (wrong results)
   int cpuCellsPerThread = -1;            // HOPSIM_CPU_CELLS_PER_THREAD=N (LbmSetup::cellsPerThread; -1: not set)
   int mdThreadsPerAtom = 0;              // HOPSIM_MD_THREADS_PER_ATOM=1|2|4|8|16|32 (EngineConfig::forceThreadsPerAtom)
+  bool mdHostRebuild = false;            // HOPSIM_MD_HOST_REBUILD=1 (EngineConfig::rebuildOnHost)
 };
 
 struct DevicePlan {

@@ -217,11 +217,8 @@ MdCase parseMdCase(const CaseDocument& doc) {
       }
     }
   }
+  // device.halo: how a decomposed CUDA run's ghost positions travel between ranks (EngineConfig::ghosts).
   c.device = parseDeviceSpec(root);
-  // The halo transport is the LBM's; MD ghost atoms always travel through the host.
-  if (const auto device = root.find("device"))
-    if (const auto halo = device->find("halo"); halo && c.device.halo != HaloTransport::Auto)
-      halo->fail("device.halo applies to LBM cases; MD ghost atoms travel through host memory (leave it out)");
   return c;
 }
 

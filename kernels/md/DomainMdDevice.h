@@ -33,6 +33,11 @@ struct DomainDeviceConfig {
   EngineConfig engine;
   std::array<double, 3> lo{}, hi{};  // the rank's region: its sub-box widened by cutoff + skin on every side
   int gpu = 0;
+  // For the rebuild on the device: the box, this rank's grid coordinates, and per axis the faces of every grid
+  // coordinate (Decomposition::face(axis, c), c = 0 .. dims), which decide who owns an atom.
+  std::array<double, 3> box{};
+  std::array<int, 3> coords{};
+  std::array<std::vector<double>, 3> faces;
 };
 
 // What the step needs to know from the GPU after the first half: both decide control flow, so the engine reduces
@@ -59,6 +64,36 @@ class DomainMdDevice {
   virtual void load(const LocalAtoms<S>& atoms, const std::vector<GhostSwap<S>>& swaps) = 0;
   // Owned atoms (positions as integrated, not wrapped), velocities and ids into `atoms` (ghosts dropped).
   virtual void download(LocalAtoms<S>& atoms) = 0;
+  // The owned positions the list was built from (the displacement test's reference; checkpoints save them).
+  virtual void reference(std::vector<S>& x0, std::vector<S>& y0, std::vector<S>& z0) = 0;
+  virtual std::size_t ownedCount() const = 0;
+
+  // The rebuild where the atoms are, without the host copy that load() needs: the engine calls these in this order
+  // and carries the messages between ranks. Each does what DomainAtoms.h and AtomExchange do on the host, in the
+  // same order and arithmetic, so that both rebuilds leave the same atoms in the same slots.
+  // Owned positions wrapped into the box (wrapOnce); ghosts dropped.
+  virtual void wrapOwned() = 0;
+  // Migration along one swap: the owned atoms whose owner coordinate along `axis` is `target` (not this rank's; -1:
+  // none) leave, as x y z vx vy vz id (doubles) per atom; the others close up in order. Synchronises.
+  virtual std::span<const double> takeLeaving(int axis, int target) = 0;
+  // Atoms received from a neighbour (7 doubles each, as takeLeaving() gives them), appended to the owned atoms.
+  virtual void appendArrivals(std::span<const double> atoms) = 0;
+  // Owned atoms outside this rank's sub-box (moved further than one neighbour). Synchronises.
+  virtual long long misplaced() = 0;
+  // Owned atoms reordered by the host sorter's cells (bins of at least the interaction range over the region),
+  // stable: CpuNeighborList::sortOrder's order.
+  virtual void sortOwned() = 0;
+  // Borders, one axis at a time (swaps 2 axis, towards the lower neighbour, and 2 axis + 1, the upper): every atom so
+  // far (owned and earlier axes' ghosts) below `lo` goes lower, at or above `hi` upper; a swap whose `sends` is
+  // false sends nothing. Synchronises (the counts). Then, per swap in order, placeGhosts() reserves the `count`
+  // ghost slots its answer fills after the atoms so far, and copyGhosts() (a swap to this rank itself, count = what
+  // it sends) or packGhosts() / ghostInbox() / unpackGhosts() fill them.
+  virtual void selectBorders(int axis, double lo, double hi, const std::array<bool, 2>& sends,
+                             const std::array<S, 2>& shifts) = 0;
+  virtual std::size_t sendCount(std::size_t swap) const = 0;
+  virtual void placeGhosts(std::size_t swap, std::size_t count) = 0;
+  // The end of the rebuild: the owned positions become the displacement test's reference, the list is built.
+  virtual void finishRebuild() = 0;
   // Forces on the owned atoms, x y z per atom.
   virtual std::vector<double> forces() = 0;
 
@@ -89,6 +124,19 @@ class DomainMdDevice {
   // A self swap's refresh: the positions it sends (+ its shift) straight into its ghost slots, queued in order with
   // the other swaps' unpacking.
   virtual void copyGhosts(std::size_t swap) = 0;
+
+  // The same refresh GPU to GPU, for ranks of one node (CUDA IPC). After each rebuild, for each remote swap, the
+  // rank that receives it tells the sender where its ghosts go (exportInbox(), kInboxHandleBytes) and the sender maps
+  // that place (mapPeerInbox(); `peer` names the receiving rank: one mapping per rank, reused while its buffer
+  // stays). Then each refresh: packGhostsToPeer() writes the positions into the receiver's inbox and waits for the
+  // kernel; the receiver, told so by MPI, unpacks from its own inbox (unpackGhostsFromInbox(), queued). peerGhosts():
+  // whether this device can (the host stand-in of the tests cannot).
+  static constexpr std::size_t kInboxHandleBytes = 128;
+  virtual bool peerGhosts() const = 0;
+  virtual std::vector<std::byte> exportInbox(std::size_t swap) = 0;
+  virtual void mapPeerInbox(std::size_t swap, int peer, std::span<const std::byte> handle) = 0;
+  virtual void packGhostsToPeer(std::size_t swap) = 0;
+  virtual void unpackGhostsFromInbox(std::size_t swap) = 0;
 
   // This rank's sums: energy and virial from the last energy evaluation, kinetic from the last kick (or scaling).
   virtual RawThermo localSums() = 0;

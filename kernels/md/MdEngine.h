@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/DeviceSpec.h"
 #include "core/md/MdCase.h"
 #include "core/md/ParticleState.h"
 
@@ -44,6 +45,9 @@ struct EngineStats {
     // the work queued before it); their MPI; queuing their upload + unpack; queuing the self swaps' GPU copies.
     double pack = 0, mpi = 0, unpack = 0, self = 0;
     long long refreshes = 0;  // ghost refreshes between rebuilds
+    // Remote swaps between rebuilds GPU to GPU (each rank packs into its neighbour's mapped inbox, CUDA IPC; MPI
+    // carries a one-byte token) rather than through pinned host memory and MPI.
+    bool peerGhosts = false;
   } domain;
 };
 
@@ -86,6 +90,12 @@ struct EngineConfig {
   // CUDA single-rank engine: list entries reserved per atom at first (0: 96); it grows when a build overflows it. A
   // test makes it short so that the list grows inside the step graphs.
   int initialListStride = 0;
+  // Decomposed CUDA engine: rebuild on the host (download, migrate, sort, borders, upload) instead of on the GPU.
+  // Both give the same atoms in the same slots; tests compare them, the bench measures what the GPU's saves.
+  bool rebuildOnHost = false;
+  // Decomposed CUDA engine: how remote ghost positions travel between rebuilds (device.halo): auto takes CUDA IPC
+  // where every neighbour is on this node and mapping succeeds, else staged (pinned host memory and MPI).
+  HaloTransport ghosts = HaloTransport::Auto;
 };
 
 class MdEngine {

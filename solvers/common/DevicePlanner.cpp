@@ -78,6 +78,7 @@ DeviceOverrides readDeviceOverrides() {
   constexpr int groups[] = {1, 2, 4, 8, 16, 32};
   if (const int g = choiceFrom("HOPSIM_MD_THREADS_PER_ATOM", {"1", "2", "4", "8", "16", "32"}, -1); g >= 0)
     o.mdThreadsPerAtom = groups[g];
+  o.mdHostRebuild = choiceFrom("HOPSIM_MD_HOST_REBUILD", {"0", "1"}, 0) == 1;
   return o;
 }
 

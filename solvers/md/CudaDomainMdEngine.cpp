@@ -1,13 +1,20 @@
 // Decomposed MD on GPUs: DomainMdEngine's step with the atoms on this rank's GPU (kernels/md/DomainMdDevice.h)
-// and, on the host, what needs MPI: the control allreduce, the ghost refresh and the rebuild.
+// and, on the host, what needs MPI: the control allreduce, the ghost refresh and the messages of the rebuild.
 //
-// A rebuild brings the owned atoms to the host and runs DomainMdEngine's rebuild there (wrap, migrate through
-// AtomExchange, sort by bin, borders) before loading owned atoms and ghosts back and building the list on the GPU:
-// migration and ghost selection stay one implementation, at the price of a host round trip every ~10-20 steps.
+// A rebuild runs on the GPU: wrap, migration (the atoms that leave are the only ones that travel, through the host
+// and MPI), the stable sort by the host sorter's cells, the ghost choice and the list. The device does each part as
+// AtomExchange and DomainAtoms.h do on the host, in the same order and arithmetic, so the host rebuild (download,
+// the same parts on the host, upload; EngineConfig::rebuildOnHost) leaves the same atoms in the same slots: tests
+// compare the two. The initial state and a checkpoint arrive on the host and go through the host's rebuild.
 // Between rebuilds the GPU packs the positions each swap sends, the host passes them on with MPI through pinned
 // buffers, and the GPU unpacks them: six messages in AtomExchange's order, each after the previous one is unpacked
 // (later axes forward ghosts earlier axes brought in). A swap to the rank itself (alone along a periodic axis) is a
 // GPU copy queued on the same stream, so order holds with no host synchronisation; only remote swaps stop the host.
+// Where every neighbour is on this node (device.halo: auto or ipc), remote swaps go GPU to GPU instead: after each
+// rebuild every rank maps where its neighbours want their ghosts (CUDA IPC), packs straight into that inbox and
+// sends a one-byte MPI token; the receiver unpacks from its own device memory. One inbox slot per swap is enough:
+// a rank writes into its neighbour's inbox only after the step's control allreduce, which every rank enters after
+// its stream, and with it the previous step's unpacking, has finished.
 #include "solvers/md/DomainMdEngine.h"
 
 #include <algorithm>
@@ -15,11 +22,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <fmt/format.h>
 #include <limits>
 #include <memory>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "kernels/md/DomainMdDevice.h"
@@ -49,6 +58,7 @@ class CudaDomainMdEngine final : public MdEngine {
     const double range = interactionRange(c.lj, c.skin);
     const GhostRegion region = ghostRegion(d, range);
     sorter_.setRegion(region.lo, region.hi, range);
+    chooseGhostTransport();
   }
 
   void initialize(const ParticleState& s) override {
@@ -82,8 +92,9 @@ class CudaDomainMdEngine final : public MdEngine {
       comm_.allreduceMax(flags);
       stats_.commSeconds += since(t0);
       if (flags[1] > 0) break;  // thermo() reports it; the caller stops
-      if (flags[0] > 0) rebuild(true);
-      else forwardGhosts();
+      if (flags[0] == 0) forwardGhosts();
+      else if (config_.rebuildOnHost) rebuild(true);
+      else rebuildOnDevice();
       device_->secondHalf(last);
       if (noseHoover) {
         twoKe_ = comm_.allreduceSum(device_->localSums().twoKinetic);
@@ -119,6 +130,7 @@ class CudaDomainMdEngine final : public MdEngine {
     s.maxNeighbors = d.maxNeighbors;
     s.forceThreadsPerAtom = d.forceThreadsPerAtom;
     s.ownedAtoms = static_cast<long long>(owned_);
+    s.domain.peerGhosts = peer_;
     // load() is the upload and the list build; the device times the build on the GPU.
     s.domain.list = d.neighborSeconds;
     s.domain.upload = std::max(0.0, loadSeconds_ - d.neighborSeconds);
@@ -130,6 +142,7 @@ class CudaDomainMdEngine final : public MdEngine {
     st.mass = mass_;
     st.atomsInAll = nGlobal_;
     device_->download(atoms_);
+    device_->reference(x0_, y0_, z0_);
     const auto put = [](std::vector<double>& to, const std::vector<S>& from) { to.assign(from.begin(), from.end()); };
     put(st.x, atoms_.x), put(st.y, atoms_.y), put(st.z, atoms_.z), put(st.x0, x0_), put(st.y0, y0_), put(st.z0, z0_);
     put(st.vx, atoms_.vx), put(st.vy, atoms_.vy), put(st.vz, atoms_.vz);
@@ -178,10 +191,69 @@ class CudaDomainMdEngine final : public MdEngine {
 
   std::string backendName() const override {
     const auto& g = decomp_.dims();
-    return fmt::format("cuda ({}) x {} MPI ranks ({}x{}x{})", device_->deviceName(), decomp_.size(), g[0], g[1], g[2]);
+    return fmt::format("cuda ({}) x {} MPI ranks ({}x{}x{}), ghosts {}", device_->deviceName(), decomp_.size(), g[0],
+                       g[1], g[2], peer_ ? "GPU to GPU (CUDA IPC)" : "through host memory");
   }
 
  private:
+  // The rebuild on the GPU: only the atoms that leave and the ghosts' positions come through the host, for MPI.
+  void rebuildOnDevice() {
+    auto& p = stats_.domain;
+    const auto t0 = Clock::now();
+    auto t = t0;
+    const auto lap = [&t] {
+      const auto now = Clock::now();
+      const double s = std::chrono::duration<double>(now - t).count();
+      t = now;
+      return s;
+    };
+    // Migration, swap by swap as AtomExchange::migrate.
+    device_->wrapOwned();
+    const auto& swaps = exchange_.swaps();
+    for (const auto& s : swaps) {
+      const int axis = s.axis, parts = decomp_.dims()[axis], me = decomp_.coords()[axis];
+      if (parts == 1) continue;  // one rank along this axis owns all of it
+      const int target = s.sendTo == mpi::kNoRank ? -1 : ((me + s.dir) % parts + parts) % parts;
+      const std::span<const double> out = device_->takeLeaving(axis, target);
+      send_.assign(out.begin(), out.end());
+      comm_.sendrecv(send_, s.sendTo, recv_, s.recvFrom, 100 + s.tag);
+      device_->appendArrivals(recv_);
+      stats_.migratedAtoms += static_cast<long long>(send_.size() / 7);
+    }
+    checkMigration(device_->misplaced(), device_->ownedCount(), comm_, nGlobal_);
+    p.migrate += lap();
+    device_->sortOwned();  // queued: its GPU time shows in the borders' first wait
+    p.sort += lap();
+    // Borders, axis by axis as AtomExchange::borders.
+    const double range = interactionRange(config_.lj, config_.skin);
+    for (std::size_t k = 0; k < swaps.size(); k += 2) {
+      const int axis = swaps[k].axis;
+      device_->selectBorders(axis, decomp_.subLo(axis) + range, decomp_.subHi(axis) - range,
+                             {swaps[k].sendTo != mpi::kNoRank, swaps[k + 1].sendTo != mpi::kNoRank},
+                             {swaps[k].shift, swaps[k + 1].shift});
+      for (std::size_t q = k; q < k + 2; ++q) {
+        const auto& s = swaps[q];
+        if (toSelf(s)) {
+          device_->placeGhosts(q, device_->sendCount(q));
+          device_->copyGhosts(q);
+          continue;
+        }
+        const std::span<const std::byte> out = device_->packGhosts(q);
+        countOut_.assign(1, double(device_->sendCount(q)));
+        comm_.sendrecv(countOut_, s.sendTo, countIn_, s.recvFrom, 200 + s.tag);
+        device_->placeGhosts(q, countIn_.empty() ? 0 : static_cast<std::size_t>(countIn_[0]));
+        comm_.sendrecvBytes(out, s.sendTo, device_->ghostInbox(q), s.recvFrom, 250 + s.tag);
+        device_->unpackGhosts(q);
+      }
+    }
+    p.borders += lap();
+    device_->finishRebuild();
+    owned_ = device_->ownedCount();
+    if (peer_) mapInboxes();
+    loadSeconds_ += lap();
+    stats_.neighborSeconds += since(t0);
+  }
+
   // DomainMdEngine's rebuild with the atoms fetched from the GPU first (not at initialize: they come from the case)
   // and loaded back after: the only place atoms change rank.
   void rebuild(bool fetch) {
@@ -209,17 +281,60 @@ class CudaDomainMdEngine final : public MdEngine {
     stats_.neighborSeconds += since(t0);
   }
 
-  // The owned atoms and ghosts the host holds onto the GPU, the list built there; the owned positions kept as the
-  // list's reference (checkpoints save them: the GPU keeps its copy for the displacement test only).
+  // The owned atoms and ghosts the host holds onto the GPU, the list built there.
   void load() {
     std::vector<GhostSwap<S>> swaps;
     for (const auto& s : exchange_.swaps()) swaps.push_back({s.axis, s.shift, &s.indices, s.first, s.count, toSelf(s)});
     device_->load(atoms_, swaps);
     owned_ = atoms_.owned;
-    const auto n = static_cast<std::ptrdiff_t>(owned_);
-    x0_.assign(atoms_.x.begin(), atoms_.x.begin() + n);
-    y0_.assign(atoms_.y.begin(), atoms_.y.begin() + n);
-    z0_.assign(atoms_.z.begin(), atoms_.z.begin() + n);
+    if (peer_) mapInboxes();
+  }
+
+  // device.halo: remote ghosts GPU to GPU where the device can map its neighbours' memory and all of them run on
+  // this node (auto, ipc), else through the host (staged; auto's fallback, the reason kept for the run log).
+  // Collective.
+  void chooseGhostTransport() {
+    const HaloTransport wanted = config_.ghosts;
+    std::vector<int> partners;
+    for (const auto& s : exchange_.swaps())
+      if (!toSelf(s)) partners.push_back(s.sendTo), partners.push_back(s.recvFrom);
+    const bool local = comm_.sharesNodeWith(partners);  // collective: every rank asks
+    if (wanted == HaloTransport::Staged) return;
+    std::string why;
+    if (!device_->peerGhosts()) why = "the " + device_->deviceName() + " device cannot map another process's memory";
+    else if (!local) why = "some neighbouring ranks run on other nodes";
+    if (comm_.allreduceMax(why.empty() ? 0.0 : 1.0) > 0) {
+      if (wanted == HaloTransport::Ipc)
+        throw std::runtime_error("device.halo: ipc is not possible here: " + (why.empty() ? "on another rank" : why));
+      return;
+    }
+    peer_ = true;
+  }
+
+  // After each rebuild: every rank tells the rank that sends it a swap's ghosts where they go in its device memory,
+  // and maps what its own receivers tell it. Every rank takes part in every message even after an error, so that
+  // none is left waiting; an error anywhere stops the run on every rank.
+  void mapInboxes() {
+    std::string error;
+    const auto& swaps = exchange_.swaps();
+    std::vector<std::byte> mine, theirs(DomainMdDevice<S>::kInboxHandleBytes);
+    for (std::size_t q = 0; q < swaps.size(); ++q) {
+      const auto& s = swaps[q];
+      if (toSelf(s)) continue;
+      mine.assign(DomainMdDevice<S>::kInboxHandleBytes, std::byte{0});
+      try {
+        if (error.empty()) mine = device_->exportInbox(q);
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      comm_.sendrecvBytes(mine, s.recvFrom, theirs, s.sendTo, kInboxTag + s.tag);
+      try {
+        if (error.empty() && s.sendTo != mpi::kNoRank) device_->mapPeerInbox(q, s.sendTo, theirs);
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+    }
+    throwIfAnyFailed(comm_, error, "the ghost exchange's GPU to GPU mapping (device.halo: staged avoids it)");
   }
 
   void forwardGhosts() {
@@ -232,6 +347,18 @@ class CudaDomainMdEngine final : public MdEngine {
       if (toSelf(s)) {
         device_->copyGhosts(q);  // queued: no host round trip for a rank's own periodic images
         p.self += since(t);
+        continue;
+      }
+      if (peer_) {
+        device_->packGhostsToPeer(q);
+        p.pack += since(t);
+        t = Clock::now();
+        comm_.sendrecvBytes(std::span(&tokenOut_, 1), s.sendTo, std::span(&tokenIn_, 1), s.recvFrom,
+                            AtomExchange<S>::kForwardTag + s.tag);
+        p.mpi += since(t);
+        t = Clock::now();
+        device_->unpackGhostsFromInbox(q);
+        p.unpack += since(t);
         continue;
       }
       const std::span<const std::byte> out = device_->packGhosts(q);
@@ -265,7 +392,11 @@ class CudaDomainMdEngine final : public MdEngine {
   LocalAtoms<S> atoms_;  // host copy: filled at rebuilds and downloads only
   std::vector<S> scratch_;  // reorderOwned()'s spare buffers
   std::vector<long long> scratchId_;
-  std::vector<S> x0_, y0_, z0_;  // owned positions at the last load()
+  std::vector<S> x0_, y0_, z0_;  // saveState()'s copy of the list's reference positions
+  std::vector<double> send_, recv_, countOut_, countIn_;  // the device rebuild's messages
+  bool peer_ = false;  // remote ghosts GPU to GPU (chooseGhostTransport())
+  std::byte tokenOut_{1}, tokenIn_{0};  // the one-byte "your inbox is filled" message
+  static constexpr int kInboxTag = 260;  // + swap tag: mapInboxes()' messages
   double twoKe_ = 0;
   double loadSeconds_ = 0;  // host time in device_->load(): staging, upload and list build
   EngineStats stats_;
@@ -279,6 +410,11 @@ DomainDeviceConfig domainDeviceConfig(const EngineConfig& config, const Decompos
   dc.gpu = gpu;
   const GhostRegion region = ghostRegion(decomposition, interactionRange(config.lj, config.skin));
   dc.lo = region.lo, dc.hi = region.hi;
+  for (int a = 0; a < 3; ++a) {
+    dc.box[a] = decomposition.boxLength()[a];
+    dc.coords[a] = decomposition.coords()[a];
+    for (int c = 0; c <= decomposition.dims()[a]; ++c) dc.faces[a].push_back(decomposition.face(a, c));
+  }
   return dc;
 }
 

@@ -46,6 +46,20 @@ void takeOwned(const ParticleState& s, const Decomposition& d, LocalAtoms<S>& at
   }
 }
 
+// The end of a migration, on every rank: throws on every rank when an atom moved further than one neighbour (this
+// rank holds `misplaced` outside its sub-box) or an atom was lost (the ranks' `owned` do not add up). Collective.
+inline void checkMigration(long long misplaced, std::size_t owned, const mpi::Comm& comm, std::size_t atomsInAll) {
+  std::vector<double> check{double(misplaced), double(owned)};
+  comm.allreduceSum(check);
+  if (check[0] > 0)
+    throw std::runtime_error(fmt::format(
+        "{} atoms moved further than the neighbouring rank between neighbour-list rebuilds (a time step too "
+        "large for this system, or overlapping atoms)", static_cast<long long>(check[0])));
+  if (static_cast<std::size_t>(check[1]) != atomsInAll)
+    throw std::logic_error(fmt::format("atom migration lost atoms: {} owned in all, {} in the system",
+                                       static_cast<long long>(check[1]), atomsInAll));
+}
+
 // The start of a rebuild: owned atoms wrapped into the box (they are not wrapped between rebuilds, so that they
 // stay next to the ghosts their neighbours hold) and handed to the ranks that own them now. Throws on every rank
 // when an atom moved further than one neighbour or an atom was lost. Returns how many atoms this rank sent away.
@@ -59,15 +73,7 @@ long long wrapAndMigrate(LocalAtoms<S>& atoms, AtomExchange<S>& exchange, const 
     atoms.z[i] = wrapOnce(atoms.z[i], L[2]);
   }
   const long long sent = exchange.migrate(atoms);
-  std::vector<double> check{double(exchange.misplaced(atoms)), double(atoms.owned)};
-  comm.allreduceSum(check);
-  if (check[0] > 0)
-    throw std::runtime_error(fmt::format(
-        "{} atoms moved further than the neighbouring rank between neighbour-list rebuilds (a time step too "
-        "large for this system, or overlapping atoms)", static_cast<long long>(check[0])));
-  if (static_cast<std::size_t>(check[1]) != atomsInAll)
-    throw std::logic_error(fmt::format("atom migration lost atoms: {} owned in all, {} in the system",
-                                       static_cast<long long>(check[1]), atomsInAll));
+  checkMigration(exchange.misplaced(atoms), atoms.owned, comm, atomsInAll);
   return sent;
 }
 

@@ -188,9 +188,12 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
   if (d) {
     j["ms_per_step"]["communication"] = exchange;
     j["comm_fraction_of_step"] = comm.allreduceMax(exchange) / std::max(1e-300, comm.allreduceMax(total * perStep));
-    j["ghost_staging"] = gpu ? "to another rank: GPU pack kernel, pinned host buffers, MPI_Sendrecv, GPU unpack; "
-                               "to itself: GPU copy into the ghost slots"
-                             : "host memory";
+    j["ghost_staging"] = !gpu ? "host memory"
+                         : fast.domain.peerGhosts
+                             ? "to another rank: GPU pack kernel into its inbox (CUDA IPC), a one-byte MPI token, GPU "
+                               "unpack; to itself: GPU copy into the ghost slots"
+                             : "to another rank: GPU pack kernel, pinned host buffers, MPI_Sendrecv, GPU unpack; "
+                               "to itself: GPU copy into the ghost slots";
     if (gpu) {
       // The full-speed engine's parts of the rebuild and of the ghost refresh (host clocks at the synchronisations
       // the engine makes anyway, CUDA events for the list build), min / avg / max over ranks. Per build counts every

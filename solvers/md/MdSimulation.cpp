@@ -65,6 +65,8 @@ std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const DevicePlan& plan, bo
   EngineConfig e = engineConfig(c);
   e.timePhases = timePhases;
   e.forceThreadsPerAtom = plan.overrides.mdThreadsPerAtom;
+  e.rebuildOnHost = plan.overrides.mdHostRebuild;
+  e.ghosts = plan.halo;
   const bool cuda = plan.backend == Backend::Cuda;
   if (ranks.decomposed()) {
     const Decomposition d = decompose(c, ranks.comm);

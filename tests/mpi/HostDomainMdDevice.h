@@ -3,10 +3,12 @@
 // ghost refresh, host rebuild, Nose-Hoover and Langevin bookkeeping) on machines without a GPU.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,8 @@
 #include "kernels/md/cpu/CpuNeighborList.h"
 #include "kernels/md/cpu/HostVerlet.h"
 #include "kernels/md/Thermostats.h"
+#include "kernels/md/PeriodicBox.h"
+#include "solvers/md/DomainAtoms.h"
 
 namespace hopsim::md::test {
 
@@ -49,6 +53,92 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
   void download(LocalAtoms<S>& atoms) override {
     atoms = a_;
     atoms.dropGhosts();
+  }
+
+  void reference(std::vector<S>& x0, std::vector<S>& y0, std::vector<S>& z0) override { x0 = x0_, y0 = y0_, z0 = z0_; }
+  std::size_t ownedCount() const override { return a_.owned; }
+
+  // The rebuild in place, on the host vectors, by the rules the GPU's kernels follow (ownership from the faces,
+  // stable compaction, the sorter's order, the border rule), so that the CPU tests run the engine's device rebuild.
+  void wrapOwned() override {
+    a_.dropGhosts();
+    const auto& L = config_.box;
+    for (std::size_t i = 0; i < a_.owned; ++i)
+      a_.x[i] = wrapOnce(a_.x[i], S(L[0])), a_.y[i] = wrapOnce(a_.y[i], S(L[1])), a_.z[i] = wrapOnce(a_.z[i], S(L[2]));
+  }
+
+  std::span<const double> takeLeaving(int axis, int target) override {
+    leaving_.clear();
+    if (target < 0) return {};
+    std::vector<std::int32_t> stay;
+    for (std::size_t i = 0; i < a_.owned; ++i) {
+      const int c = owner(axis, double(a_.position(axis)[i]));
+      if (c == target && c != config_.coords[axis]) {
+        for (double v : {double(a_.x[i]), double(a_.y[i]), double(a_.z[i]), double(a_.vx[i]), double(a_.vy[i]),
+                         double(a_.vz[i]), double(a_.id[i])})
+          leaving_.push_back(v);
+      } else {
+        stay.push_back(static_cast<std::int32_t>(i));
+      }
+    }
+    reorderOwned(a_, stay, scratch_, scratchId_);
+    a_.owned = stay.size();
+    return leaving_;
+  }
+
+  void appendArrivals(std::span<const double> atoms) override {
+    for (std::size_t k = 0; k + 7 <= atoms.size(); k += 7)
+      a_.pushOwned(S(atoms[k]), S(atoms[k + 1]), S(atoms[k + 2]), S(atoms[k + 3]), S(atoms[k + 4]), S(atoms[k + 5]),
+                   static_cast<long long>(atoms[k + 6]));
+  }
+
+  long long misplaced() override {
+    long long n = 0;
+    for (std::size_t i = 0; i < a_.owned; ++i)
+      for (int axis = 0; axis < 3; ++axis)
+        if (owner(axis, double(a_.position(axis)[i])) != config_.coords[axis]) {
+          ++n;
+          break;
+        }
+    return n;
+  }
+
+  void sortOwned() override {
+    reorderOwned(a_, list_.sortOrder(a_.x.data(), a_.y.data(), a_.z.data(), a_.owned), scratch_, scratchId_);
+  }
+
+  void selectBorders(int axis, double lo, double hi, const std::array<bool, 2>& sends,
+                     const std::array<S, 2>& shifts) override {
+    if (axis == 0) swaps_.assign(6, Swap{});
+    const std::size_t n = a_.total();
+    const auto& pos = a_.position(axis);
+    for (int side = 0; side < 2; ++side) {
+      Swap& s = swaps_[2 * static_cast<std::size_t>(axis) + side];
+      s.swap.axis = axis;
+      s.swap.shift = shifts[side];
+      s.indices.clear();
+      if (!sends[side]) continue;
+      for (std::size_t i = 0; i < n; ++i)
+        if (side == 0 ? double(pos[i]) < lo : double(pos[i]) >= hi) s.indices.push_back(static_cast<std::int32_t>(i));
+    }
+  }
+
+  std::size_t sendCount(std::size_t swap) const override { return swaps_.at(swap).indices.size(); }
+
+  void placeGhosts(std::size_t swap, std::size_t count) override {
+    GhostSwap<S>& s = swaps_.at(swap).swap;
+    s.first = a_.total();
+    s.count = count;
+    for (auto* v : {&a_.x, &a_.y, &a_.z}) v->resize(s.first + count);
+  }
+
+  void finishRebuild() override {
+    x0_.assign(a_.x.begin(), a_.x.begin() + a_.owned);
+    y0_.assign(a_.y.begin(), a_.y.begin() + a_.owned);
+    z0_.assign(a_.z.begin(), a_.z.begin() + a_.owned);
+    for (auto* f : {&fx_, &fy_, &fz_}) f->resize(a_.owned);
+    list_.build(a_.x.data(), a_.y.data(), a_.z.data(), a_.owned, a_.total());
+    ++builds_;
   }
 
   std::vector<double> forces() override {
@@ -142,6 +232,15 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
       }
   }
 
+  // Host vectors cannot be mapped by another process: the engine keeps the staged refresh.
+  bool peerGhosts() const override { return false; }
+  std::vector<std::byte> exportInbox(std::size_t) override { throw std::logic_error("host stand-in: no peer inbox"); }
+  void mapPeerInbox(std::size_t, int, std::span<const std::byte>) override {
+    throw std::logic_error("host stand-in: no peer inbox");
+  }
+  void packGhostsToPeer(std::size_t) override { throw std::logic_error("host stand-in: no peer inbox"); }
+  void unpackGhostsFromInbox(std::size_t) override { throw std::logic_error("host stand-in: no peer inbox"); }
+
   RawThermo localSums() override {
     RawThermo t;
     t.potential = potential_, t.virial = virial_, t.twoKinetic = twoKinetic_;
@@ -164,6 +263,15 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
             fy_.data(), fz_.data(), x0_.data(), y0_.data(), z0_.data(), a_.id.data()};
   }
 
+  // Decomposition::ownerCoord from the faces.
+  int owner(int axis, double x) const {
+    const auto& f = config_.faces[axis];
+    if (!(x >= f[0])) return 0;
+    int c = 0;
+    for (std::size_t k = 1; k + 1 < f.size(); ++k) c += x >= f[k] ? 1 : 0;
+    return c;
+  }
+
   struct Swap {
     GhostSwap<S> swap;
     std::vector<std::int32_t> indices;  // a copy: the exchange's lists change at its next borders()
@@ -174,7 +282,9 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
   LangevinParams langevin_;
   double mass_ = 1;
   LocalAtoms<S> a_;
-  std::vector<S> fx_, fy_, fz_, x0_, y0_, z0_, send_, recv_;
+  std::vector<S> fx_, fy_, fz_, x0_, y0_, z0_, send_, recv_, scratch_;
+  std::vector<long long> scratchId_;
+  std::vector<double> leaving_;
   std::vector<Swap> swaps_;
   CpuNeighborList<S, Boundary::Ghosts> list_;
   std::uint64_t step_ = 0;

@@ -2,24 +2,33 @@
 // the rank's owned atoms, with ghosts after them.
 //
 // Differences from the single-rank engine, and why:
-// - Atoms are not moved to sort them on the GPU: ghost slots and the exchange's send lists index the atoms as the
-//   host left them (the host sorts the owned atoms by bin at each rebuild, for locality). The list build bins owned
-//   and ghost atoms with the same radix sort and reads bin slot k's atom through the sorted index (binned[k]).
+// - The list build does not move atoms: ghost slots and the swaps' send lists index the atoms as the rebuild left
+//   them (owned atoms sorted by the host sorter's cells, for locality). It bins owned and ghost atoms with the same
+//   radix sort and reads bin slot k's atom through the sorted index (binned[k]).
 // - The list is built bin by bin (buildListBinsKernel), not row by row: the row-wise kernel walks the periodic box
 //   through BinStencil's images, and a rank's region has no images.
 // - No CUDA graphs: each step stops twice for the host (the rebuild/infinite-force flags go through an allreduce,
 //   ghost positions through MPI), and a rebuild may reallocate the arrays when the rank gains atoms.
+// - The rebuild on the device (wrapOwned() .. finishRebuild()) repeats the host's: the same wrap, the same ownership
+//   test (comparisons with Decomposition's faces), stable compaction by scans, CUB's stable radix sort on the host
+//   sorter's cell key, the same border rule. So the host and the device rebuild give the same atoms in the same
+//   slots, and the trajectories are equal bit for bit.
 #include "kernels/md/DomainMdDevice.h"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/common/DeviceBuffer.cuh"
 #include "kernels/md/cuda/MdKernels.cuh"
@@ -69,6 +78,156 @@ __global__ void copyGhostsKernel(Arrays<S, P> a, const int* __restrict__ indices
   a.pos[g] = {P(r[0]), P(r[1]), P(r[2]), P(0)};
 }
 
+// Who owns a position, as Decomposition::ownerCoord decides it: per axis the faces of every grid coordinate
+// (faces[axis][c], c = 0 .. parts) in device memory.
+struct Ownership {
+  const double* faces[3];
+  int parts[3];
+  int coords[3];  // this rank's
+};
+
+// Decomposition::ownerCoord by comparisons alone (so it agrees with the host bit for bit): the coordinate c with
+// faces[c] <= x < faces[c + 1]; 0 below the box and for NaN, the last one beyond it.
+__device__ int ownerCoordOf(double x, const double* faces, int parts) {
+  if (!(x >= faces[0])) return 0;
+  int c = 0;
+  for (int k = 1; k < parts; ++k) c += x >= faces[k] ? 1 : 0;
+  return c;
+}
+
+// The host sorter's cells (CpuNeighborList::setRegion over the region, bins of at least the interaction range).
+struct SortGrid {
+  double lo[3], inverseCell[3];
+  int cells[3];
+};
+
+__device__ int sorterAxisCell(double v, int d, const SortGrid& g) {
+  const double t = (v - g.lo[d]) * g.inverseCell[d];
+  if (!(t >= 0)) return 0;
+  const double c = g.cells[d];
+  return min(g.cells[d] - 1, static_cast<int>(t <= c ? t : c));
+}
+
+// Owned positions wrapped into the box (wrapOnce, as the host's wrapAndMigrate).
+template <class S, class P>
+__global__ void wrapKernel(Arrays<S, P> a, S lx, S ly, S lz) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  a.x[i] = wrapOnce(a.x[i], lx), a.y[i] = wrapOnce(a.y[i], ly), a.z[i] = wrapOnce(a.z[i], lz);
+}
+
+// flags[i] = 1 for an owned atom owned by grid coordinate `target` along `axis` (not this rank's); flags[n] = 0, so
+// that an exclusive scan of n + 1 flags ends in the count.
+template <class S>
+__global__ void leavingFlagsKernel(const S* __restrict__ pos, int n, Ownership o, int axis, int target,
+                                   int* __restrict__ flags) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > n) return;
+  if (i == n) {
+    flags[n] = 0;
+    return;
+  }
+  const int c = ownerCoordOf(double(pos[i]), o.faces[axis], o.parts[axis]);
+  flags[i] = c == target && c != o.coords[axis] ? 1 : 0;
+}
+
+// The leaving atoms as x y z vx vy vz id (doubles, AtomExchange's message) at their scan slot, the staying ones'
+// indices in order (stay[i - scan[i]] = i).
+template <class S, class P>
+__global__ void splitLeavingKernel(Arrays<S, P> a, const int* __restrict__ flags, const int* __restrict__ scan,
+                                   double* __restrict__ out, int* __restrict__ stay) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const int k = scan[i];
+  if (flags[i] == 0) {
+    stay[i - k] = i;
+    return;
+  }
+  double* o = out + 7 * static_cast<std::size_t>(k);
+  o[0] = double(a.x[i]), o[1] = double(a.y[i]), o[2] = double(a.z[i]);
+  o[3] = double(a.vx[i]), o[4] = double(a.vy[i]), o[5] = double(a.vz[i]), o[6] = double(a.id[i]);
+}
+
+// The owned atoms' arrays that a rebuild moves, and their spares (gathered into, then swapped).
+template <class S>
+struct OwnedColumns {
+  S *x, *y, *z, *vx, *vy, *vz;
+  long long* id;
+};
+
+// to[k] = from[order[k]] for every moved array, k < m.
+template <class S>
+__global__ void gatherOwnedKernel(OwnedColumns<S> from, OwnedColumns<S> to, const int* __restrict__ order, int m) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= m) return;
+  const int j = order[k];
+  to.x[k] = from.x[j], to.y[k] = from.y[j], to.z[k] = from.z[j];
+  to.vx[k] = from.vx[j], to.vy[k] = from.vy[j], to.vz[k] = from.vz[j];
+  to.id[k] = from.id[j];
+}
+
+// Received atoms (7 doubles each) into owned slots first .. first + count - 1.
+template <class S, class P>
+__global__ void appendArrivalsKernel(Arrays<S, P> a, const double* __restrict__ in, int first, int count) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= count) return;
+  const double* r = in + 7 * static_cast<std::size_t>(k);
+  const int i = first + k;
+  a.x[i] = S(r[0]), a.y[i] = S(r[1]), a.z[i] = S(r[2]);
+  a.vx[i] = S(r[3]), a.vy[i] = S(r[4]), a.vz[i] = S(r[5]);
+  a.id[i] = static_cast<long long>(r[6]);
+}
+
+// Owned atoms outside this rank's sub-box, counted into *count.
+template <class S, class P>
+__global__ void misplacedKernel(Arrays<S, P> a, Ownership o, int* count) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const S* p[3] = {a.x, a.y, a.z};
+  for (int d = 0; d < 3; ++d)
+    if (ownerCoordOf(double(p[d][i]), o.faces[d], o.parts[d]) != o.coords[d]) {
+      atomicAdd(count, 1);
+      return;
+    }
+}
+
+// The host sorter's cell of each owned atom (CpuNeighborList::cellOf), with its index.
+template <class S, class P>
+__global__ void sorterKeyKernel(Arrays<S, P> a, SortGrid g, unsigned* keys, int* values) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const int cx = sorterAxisCell(double(a.x[i]), 0, g), cy = sorterAxisCell(double(a.y[i]), 1, g),
+            cz = sorterAxisCell(double(a.z[i]), 2, g);
+  keys[i] = static_cast<unsigned>(cx + g.cells[0] * (cy + g.cells[1] * cz));
+  values[i] = i;
+}
+
+// AtomExchange::borders' choice along one axis among the first n atoms: lower[i] = 1 below lo (when the lower swap
+// sends), upper[i] = 1 at or above hi; both 0 at i = n (the scans' counts).
+template <class S>
+__global__ void borderFlagsKernel(const S* __restrict__ pos, int n, double lo, double hi, int sendLower,
+                                  int sendUpper, int* __restrict__ lower, int* __restrict__ upper) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > n) return;
+  if (i == n) {
+    lower[n] = upper[n] = 0;
+    return;
+  }
+  const double v = double(pos[i]);
+  lower[i] = sendLower && v < lo ? 1 : 0;
+  upper[i] = sendUpper && v >= hi ? 1 : 0;
+}
+
+// The chosen atoms' indices in order, at their scan slots.
+__global__ void borderIndicesKernel(int n, const int* __restrict__ lowerFlags, const int* __restrict__ lowerScan,
+                                    const int* __restrict__ upperFlags, const int* __restrict__ upperScan,
+                                    int* __restrict__ lower, int* __restrict__ upper) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (lowerFlags[i]) lower[lowerScan[i]] = i;
+  if (upperFlags[i]) upper[upperScan[i]] = i;
+}
+
 // S: positions and velocities; P: pair arithmetic and forces; A: per-thread energy accumulation (as CudaMdEngine).
 template <class S, class P, class A>
 class CudaDomainMdDevice final : public DomainMdDevice<S> {
@@ -89,6 +248,8 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     HOPSIM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&hostScalars_), sizeof(DeviceScalars)));
     deviceAlloc(ds_, 1);
+    deviceAlloc(counter_, 1);
+    hostCounts_ = PinnedBuffer<int>(2);
     for (auto* e : {&ev_[0], &ev_[1], &ev_[2], &nbEv_[0], &nbEv_[1]}) HOPSIM_CUDA_CHECK(cudaEventCreate(e));
     listCounts_.allocate();
     const EngineConfig& e = c.engine;
@@ -106,6 +267,27 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     }
     ncell_ = region_.cells[0] * region_.cells[1] * region_.cells[2];
     deviceAlloc(cellStart_, static_cast<std::size_t>(ncell_) + 1);
+    // The host sorter's cells, as CpuNeighborList::setRegion computes them, and the faces that decide ownership.
+    sorterCells_ = 1;
+    for (int d = 0; d < 3; ++d) {
+      const double width = c.hi[d] - c.lo[d];
+      sortGrid_.lo[d] = c.lo[d];
+      sortGrid_.cells[d] = std::max(1, static_cast<int>(std::floor(width / range)));
+      sortGrid_.inverseCell[d] = static_cast<double>(sortGrid_.cells[d]) / width;
+      sorterCells_ *= sortGrid_.cells[d];
+    }
+    std::vector<double> faces;
+    std::size_t offset[3] = {};
+    for (int d = 0; d < 3; ++d) {
+      if (c.faces[d].size() < 2) throw std::logic_error("decomposed MD device: the sub-box faces are missing");
+      ownership_.parts[d] = static_cast<int>(c.faces[d].size()) - 1;
+      ownership_.coords[d] = c.coords[d];
+      offset[d] = faces.size();
+      faces.insert(faces.end(), c.faces[d].begin(), c.faces[d].end());
+    }
+    deviceAlloc(faces_, faces.size());
+    HOPSIM_CUDA_CHECK(cudaMemcpy(faces_, faces.data(), faces.size() * sizeof(double), cudaMemcpyHostToDevice));
+    for (int d = 0; d < 3; ++d) ownership_.faces[d] = faces_ + offset[d];
     rangeSq_ = P(range * range);
     a_.stride = 96;
     DeviceScalars init{};
@@ -117,7 +299,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
 
   ~CudaDomainMdDevice() override {
     freeArrays();
-    deviceFree(cellStart_), deviceFree(ds_);
+    deviceFree(cellStart_), deviceFree(ds_), deviceFree(faces_);
     listCounts_.release();
     if (hostScalars_) cudaFreeHost(hostScalars_);
     for (auto e : ev_) if (e) cudaEventDestroy(e);
@@ -152,7 +334,9 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
       sends += g.indices->size();
       staged += padded(g.indices->size() * sizeof(int));
     }
-    reserve(sends);
+    growOwned(n, 0);
+    growTotal(static_cast<std::size_t>(total_), 0);
+    growSends(sends, 0);
     reserveStaging(staged);
     a_.n = owned_;
     // Each array through its own part of the pinned staging buffer: its copy runs while the host stages the next
@@ -217,6 +401,130 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     };
     take(atoms.x, from[0]), take(atoms.y, from[1]), take(atoms.z, from[2]);
     take(atoms.vx, from[3]), take(atoms.vy, from[4]), take(atoms.vz, from[5]), take(atoms.id, from[6]);
+  }
+
+  void reference(std::vector<S>& x0, std::vector<S>& y0, std::vector<S>& z0) override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    const std::size_t n = static_cast<std::size_t>(owned_);
+    std::vector<S>* to[3] = {&x0, &y0, &z0};
+    const S* from[3] = {a_.x0, a_.y0, a_.z0};
+    for (int c = 0; c < 3; ++c) {
+      to[c]->resize(n);
+      if (n > 0)
+        HOPSIM_CUDA_CHECK(cudaMemcpyAsync(to[c]->data(), from[c], n * sizeof(S), cudaMemcpyDeviceToHost, stream_));
+    }
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  std::size_t ownedCount() const override { return static_cast<std::size_t>(owned_); }
+
+  void wrapOwned() override {
+    HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
+    total_ = owned_;
+    a_.n = owned_;
+    if (owned_ == 0) return;
+    const auto& L = config_.box;
+    wrapKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, S(L[0]), S(L[1]), S(L[2]));
+    HOPSIM_CUDA_CHECK_LAUNCH("wrapKernel");
+  }
+
+  std::span<const double> takeLeaving(int axis, int target) override {
+    if (target < 0 || owned_ == 0) return {};
+    const int n = owned_;
+    const S* pos[3] = {a_.x, a_.y, a_.z};
+    leavingFlagsKernel<S><<<blocksFor(n + 1), kBlock, 0, stream_>>>(pos[axis], n, ownership_, axis, target, flags_[0]);
+    HOPSIM_CUDA_CHECK_LAUNCH("leavingFlagsKernel");
+    scan(flags_[0], scans_[0], n + 1);
+    const int leaving = readCounts(scans_[0] + n, nullptr)[0];
+    if (leaving == 0) return {};
+    const std::size_t words = 7 * static_cast<std::size_t>(leaving);
+    if (words > leaving_.size()) leaving_ = PinnedBuffer<double>(words + words / 4 + 7 * 64);
+    splitLeavingKernel<S, P><<<blocksFor(n), kBlock, 0, stream_>>>(a_, flags_[0], scans_[0], leaving_.device(),
+                                                                   order_);
+    HOPSIM_CUDA_CHECK_LAUNCH("splitLeavingKernel");
+    permuteOwned(order_, n - leaving);
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // the message is read by the host
+    return {leaving_.get(), words};
+  }
+
+  void appendArrivals(std::span<const double> atoms) override {
+    const std::size_t count = atoms.size() / 7;
+    if (count == 0) return;
+    // The previous swap's arrivals may still be read from the pinned buffer.
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    const std::size_t n = static_cast<std::size_t>(owned_);
+    growOwned(n + count, n);
+    growTotal(n + count, n);
+    if (atoms.size() > arriving_.size()) arriving_ = PinnedBuffer<double>(atoms.size() + atoms.size() / 4 + 7 * 64);
+    std::memcpy(arriving_.get(), atoms.data(), atoms.size() * sizeof(double));
+    appendArrivalsKernel<S, P><<<blocksFor(static_cast<int>(count)), kBlock, 0, stream_>>>(
+        a_, arriving_.device(), owned_, static_cast<int>(count));
+    HOPSIM_CUDA_CHECK_LAUNCH("appendArrivalsKernel");
+    owned_ += static_cast<int>(count);
+    total_ = owned_;
+    a_.n = owned_;
+  }
+
+  long long misplaced() override {
+    HOPSIM_CUDA_CHECK(cudaMemsetAsync(counter_, 0, sizeof(int), stream_));
+    if (owned_ > 0) {
+      misplacedKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, ownership_, counter_);
+      HOPSIM_CUDA_CHECK_LAUNCH("misplacedKernel");
+    }
+    return readCounts(counter_, nullptr)[0];
+  }
+
+  void sortOwned() override {
+    if (owned_ == 0) return;
+    sorterKeyKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, sortGrid_, keys_, values_);
+    HOPSIM_CUDA_CHECK_LAUNCH("sorterKeyKernel");
+    HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_,
+                                                      owned_, 0, bitsFor(sorterCells_), stream_));
+    permuteOwned(order_, owned_);
+  }
+
+  void selectBorders(int axis, double lo, double hi, const std::array<bool, 2>& sends,
+                     const std::array<S, 2>& shifts) override {
+    if (axis == 0) swaps_.assign(6, SwapSlots{});
+    const std::size_t q = 2 * static_cast<std::size_t>(axis);
+    const std::size_t offset = q == 0 ? 0 : swaps_[q - 1].sendOffset + swaps_[q - 1].sendCount;
+    const int n = total_;
+    const S* pos[3] = {a_.x, a_.y, a_.z};
+    borderFlagsKernel<S><<<blocksFor(n + 1), kBlock, 0, stream_>>>(pos[axis], n, lo, hi, sends[0] ? 1 : 0,
+                                                                   sends[1] ? 1 : 0, flags_[0], flags_[1]);
+    HOPSIM_CUDA_CHECK_LAUNCH("borderFlagsKernel");
+    scan(flags_[0], scans_[0], n + 1);
+    scan(flags_[1], scans_[1], n + 1);
+    const std::array<int, 2> count = readCounts(scans_[0] + n, scans_[1] + n);
+    const std::size_t lower = static_cast<std::size_t>(count[0]), upper = static_cast<std::size_t>(count[1]);
+    growSends(offset + lower + upper, offset);
+    swaps_[q] = {axis, shifts[0], offset, lower, 0, 0, false};
+    swaps_[q + 1] = {axis, shifts[1], offset + lower, upper, 0, 0, false};
+    if (n > 0) {
+      borderIndicesKernel<<<blocksFor(n), kBlock, 0, stream_>>>(n, flags_[0], scans_[0], flags_[1], scans_[1],
+                                                               sendIndices_ + offset, sendIndices_ + offset + lower);
+      HOPSIM_CUDA_CHECK_LAUNCH("borderIndicesKernel");
+    }
+  }
+
+  std::size_t sendCount(std::size_t swap) const override { return swaps_.at(swap).sendCount; }
+
+  void placeGhosts(std::size_t swap, std::size_t count) override {
+    SwapSlots& s = swaps_.at(swap);
+    const std::size_t total = static_cast<std::size_t>(total_);
+    growTotal(total + count, total);
+    s.first = total;
+    s.count = count;
+    total_ = static_cast<int>(total + count);
+  }
+
+  void finishRebuild() override {
+    a_.n = owned_;
+    if (owned_ > 0) {
+      refreshKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_);  // pos and the displacement reference
+      HOPSIM_CUDA_CHECK_LAUNCH("refreshKernel");
+    }
+    buildList();
   }
 
   std::vector<double> forces() override {
@@ -396,6 +704,56 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     HOPSIM_CUDA_CHECK_LAUNCH("copyGhostsKernel");
   }
 
+  bool peerGhosts() const override { return true; }
+
+  std::vector<std::byte> exportInbox(std::size_t swap) override {
+    const SwapSlots& s = swaps_.at(swap);
+    InboxHandle m{};
+    HOPSIM_CUDA_CHECK(cudaIpcGetMemHandle(&m.handle, recvDev_));
+    m.offset = 3 * (s.first - static_cast<std::size_t>(owned_));
+    m.count = s.count;
+    std::vector<std::byte> out(this->kInboxHandleBytes);
+    std::memcpy(out.data(), &m, sizeof m);
+    return out;
+  }
+
+  void mapPeerInbox(std::size_t swap, int peer, std::span<const std::byte> handle) override {
+    if (handle.size() < sizeof(InboxHandle)) throw std::logic_error("a ghost inbox handle of the wrong size");
+    InboxHandle m;
+    std::memcpy(&m, handle.data(), sizeof m);
+    SwapSlots& s = swaps_.at(swap);
+    if (m.count != s.sendCount)
+      throw std::logic_error("ghost exchange: the neighbour's inbox holds " + std::to_string(m.count) +
+                             " positions, this rank sends " + std::to_string(s.sendCount));
+    PeerInbox& p = peers_[peer];
+    if (!p.mapping.get() || std::memcmp(&p.handle, &m.handle, sizeof m.handle) != 0) {
+      p.mapping = IpcMapping();  // the neighbour's buffer moved (it grew): the old mapping goes first
+      p.mapping = IpcMapping(m.handle);
+      p.handle = m.handle;
+    }
+    s.peerInbox = static_cast<S*>(p.mapping.get()) + m.offset;
+  }
+
+  void packGhostsToPeer(std::size_t swap) override {
+    const SwapSlots& s = swaps_.at(swap);
+    if (s.sendCount == 0) return;
+    if (!s.peerInbox) throw std::logic_error("packGhostsToPeer before mapPeerInbox");
+    const int count = static_cast<int>(s.sendCount);
+    packGhostsKernel<S, P><<<blocksFor(count), kBlock, 0, stream_>>>(a_, sendIndices_ + s.sendOffset, count, s.axis,
+                                                                      s.shift, s.peerInbox);
+    HOPSIM_CUDA_CHECK_LAUNCH("packGhostsKernel (to the neighbour's inbox)");
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // written before the receiver is told
+  }
+
+  void unpackGhostsFromInbox(std::size_t swap) override {
+    const SwapSlots& s = swaps_.at(swap);
+    if (s.count == 0) return;
+    unpackGhostsKernel<S, P><<<blocksFor(static_cast<int>(s.count)), kBlock, 0, stream_>>>(
+        a_, recvDev_ + 3 * (s.first - static_cast<std::size_t>(owned_)), static_cast<int>(s.first),
+        static_cast<int>(s.count));
+    HOPSIM_CUDA_CHECK_LAUNCH("unpackGhostsKernel (from the inbox)");
+  }
+
   RawThermo localSums() override {
     HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostScalars_, ds_, sizeof(DeviceScalars), cudaMemcpyDeviceToHost, stream_));
@@ -427,6 +785,20 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     std::size_t sendOffset = 0, sendCount = 0;
     std::size_t first = 0, count = 0;
     bool self = false;  // filled by copyGhosts() from this rank's own atoms
+    S* peerInbox = nullptr;  // where the receiver wants these positions (mapPeerInbox())
+  };
+
+  // exportInbox()'s message: the receive buffer's handle, the swap's place in it (S elements) and its ghost count.
+  struct InboxHandle {
+    cudaIpcMemHandle_t handle;
+    std::size_t offset, count;
+  };
+  static_assert(sizeof(InboxHandle) <= DomainMdDevice<S>::kInboxHandleBytes);
+
+  // A neighbour's receive buffer as mapped here, and the handle it was mapped from.
+  struct PeerInbox {
+    cudaIpcMemHandle_t handle{};
+    IpcMapping mapping;
   };
 
   float elapsedMs(cudaEvent_t a, cudaEvent_t b) const {
@@ -436,48 +808,110 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   }
   double elapsed(cudaEvent_t a, cudaEvent_t b) const { return 1e-3 * elapsedMs(a, b); }
 
-  int sortBits() const {
+  static int bitsFor(int cells) {
     int bits = 1;
-    while ((1LL << bits) < ncell_) ++bits;
+    while ((1LL << bits) < cells) ++bits;
     return bits;
   }
+  int sortBits() const { return bitsFor(ncell_); }
 
-  // Room for owned_ atoms, total_ atoms and `sends` sent positions; arrays grow by a quarter beyond what is needed so
-  // that atoms drifting in do not reallocate at every rebuild. Contents are not kept: load() uploads all of them.
-  void reserve(std::size_t sends) {
-    const auto grown = [](std::size_t need) { return need + need / 4 + 64; };
-    const std::size_t owned = static_cast<std::size_t>(owned_), total = static_cast<std::size_t>(total_);
-    if (owned > ownedCap_) {
-      ownedCap_ = grown(owned);
-      for (S** p : {&a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceFree(*p), deviceAlloc(*p, ownedCap_);
-      for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceFree(*p), deviceAlloc(*p, ownedCap_);
-      deviceFree(a_.id), deviceAlloc(a_.id, ownedCap_);
-      deviceFree(a_.ncount), deviceAlloc(a_.ncount, ownedCap_);
-      deviceFree(a_.nlist), deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * ownedCap_);
+  // Exclusive sum of n ints.
+  void scan(const int* in, int* out, int n) {
+    HOPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanTemp_, scanBytes_, in, out, n, stream_));
+  }
+
+  // One or two device ints (a scan's total, a counter) read by the host. Synchronises.
+  std::array<int, 2> readCounts(const int* first, const int* second) {
+    HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostCounts_[0], first, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    if (second)
+      HOPSIM_CUDA_CHECK(cudaMemcpyAsync(&hostCounts_[1], second, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return {hostCounts_[0], second ? hostCounts_[1] : 0};
+  }
+
+  // The owned atoms' moved arrays in the order `order` gives (slot k takes atom order[k]), m of them: gathered into
+  // the spares, which then trade places with the arrays.
+  void permuteOwned(const int* order, int m) {
+    OwnedColumns<S> from{a_.x, a_.y, a_.z, a_.vx, a_.vy, a_.vz, a_.id};
+    if (m > 0) {
+      gatherOwnedKernel<S><<<blocksFor(m), kBlock, 0, stream_>>>(from, spare_, order, m);
+      HOPSIM_CUDA_CHECK_LAUNCH("gatherOwnedKernel");
     }
-    if (total > totalCap_) {
-      totalCap_ = grown(total);
-      for (S** p : {&a_.x, &a_.y, &a_.z}) deviceFree(*p), deviceAlloc(*p, totalCap_);
-      deviceFree(a_.pos), deviceAlloc(a_.pos, totalCap_);
-      deviceFree(keys_), deviceFree(keysSorted_), deviceFree(values_), deviceFree(order_);
-      deviceAlloc(keys_, totalCap_), deviceAlloc(keysSorted_, totalCap_);
-      deviceAlloc(values_, totalCap_), deviceAlloc(order_, totalCap_);
-      sortBytes_ = 0;
-      HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sortBytes_, keys_, keysSorted_, values_, order_,
-                                                        static_cast<int>(totalCap_), 0, sortBits(), stream_));
-      deviceFree(sortTemp_), deviceAlloc(sortTemp_, sortBytes_);
-      // Ghosts never outnumber all atoms: the receive buffers hold total_ positions.
-      deviceFree(recvDev_), deviceAlloc(recvDev_, 3 * totalCap_);
-      if (recvHost_) HOPSIM_CUDA_CHECK(cudaFreeHost(recvHost_));
-      HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&recvHost_), 3 * totalCap_ * sizeof(S)));
+    a_.x = spare_.x, a_.y = spare_.y, a_.z = spare_.z, a_.vx = spare_.vx, a_.vy = spare_.vy, a_.vz = spare_.vz;
+    a_.id = spare_.id;
+    spare_ = from;
+    owned_ = total_ = m;
+    a_.n = m;
+  }
+
+  // Device arrays grow by a quarter beyond the need, so that atoms drifting in do not reallocate at every rebuild,
+  // and keep their first `keep` elements where a rebuild still needs them (the atoms so far; not forces, lists or
+  // scratch, which the rebuild recomputes). The stream is drained first: nothing queued may use the old arrays.
+  static std::size_t grown(std::size_t need) { return need + need / 4 + 64; }
+
+  template <class T>
+  void regrow(T*& p, std::size_t count, std::size_t keep) {
+    T* q = nullptr;
+    deviceAlloc(q, count);
+    if (keep > 0) HOPSIM_CUDA_CHECK(cudaMemcpyAsync(q, p, keep * sizeof(T), cudaMemcpyDeviceToDevice, stream_));
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    deviceFree(p);
+    p = q;
+  }
+
+  // Per owned atom: the atoms' own arrays (velocities, ids; their positions are per atom of all) keep `keep`.
+  void growOwned(std::size_t need, std::size_t keep) {
+    if (need <= ownedCap_) return;
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    ownedCap_ = grown(need);
+    regrow(a_.vx, ownedCap_, keep), regrow(a_.vy, ownedCap_, keep), regrow(a_.vz, ownedCap_, keep);
+    regrow(a_.id, ownedCap_, keep);
+    for (S** p : {&a_.x0, &a_.y0, &a_.z0, &spare_.vx, &spare_.vy, &spare_.vz}) regrow(*p, ownedCap_, 0);
+    for (P** p : {&a_.fx, &a_.fy, &a_.fz}) regrow(*p, ownedCap_, 0);
+    regrow(spare_.id, ownedCap_, 0);
+    regrow(a_.ncount, ownedCap_, 0);
+    regrow(a_.nlist, static_cast<std::size_t>(a_.stride) * ownedCap_, 0);
+  }
+
+  // Per atom of all (owned and ghosts): positions and their pair-precision copy keep `keep`; sort, scan and
+  // receive scratch is sized anew.
+  void growTotal(std::size_t need, std::size_t keep) {
+    if (need <= totalCap_) return;
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    totalCap_ = grown(need);
+    for (S** p : {&a_.x, &a_.y, &a_.z}) regrow(*p, totalCap_, keep);
+    regrow(a_.pos, totalCap_, keep);
+    for (S** p : {&spare_.x, &spare_.y, &spare_.z}) regrow(*p, totalCap_, 0);
+    for (unsigned** p : {&keys_, &keysSorted_}) regrow(*p, totalCap_, 0);
+    for (int** p : {&values_, &order_}) regrow(*p, totalCap_, 0);
+    for (int** p : {&flags_[0], &flags_[1], &scans_[0], &scans_[1]}) regrow(*p, totalCap_ + 1, 0);
+    const int cap = static_cast<int>(totalCap_);
+    std::size_t sortBytes = 0, bytes = 0;
+    for (int bits : {sortBits(), bitsFor(sorterCells_)}) {
+      HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_, keysSorted_, values_, order_, cap, 0,
+                                                        bits, stream_));
+      sortBytes = std::max(sortBytes, bytes);
     }
-    if (sends > sendCap_) {
-      sendCap_ = grown(sends);
-      deviceFree(sendIndices_), deviceAlloc(sendIndices_, sendCap_);
-      deviceFree(sendDev_), deviceAlloc(sendDev_, 3 * sendCap_);
-      if (sendHost_) HOPSIM_CUDA_CHECK(cudaFreeHost(sendHost_));
-      HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&sendHost_), 3 * sendCap_ * sizeof(S)));
-    }
+    sortBytes_ = sortBytes;
+    regrow(sortTemp_, sortBytes_, 0);
+    scanBytes_ = 0;
+    HOPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes_, flags_[0], scans_[0], cap + 1, stream_));
+    regrow(scanTemp_, scanBytes_, 0);
+    // Ghosts never outnumber all atoms: the receive buffers hold totalCap_ positions.
+    regrow(recvDev_, 3 * totalCap_, 0);
+    if (recvHost_) HOPSIM_CUDA_CHECK(cudaFreeHost(recvHost_));
+    HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&recvHost_), 3 * totalCap_ * sizeof(S)));
+  }
+
+  // The swaps' send lists (their first `keep` entries kept: earlier axes' lists) and packed positions.
+  void growSends(std::size_t need, std::size_t keep) {
+    if (need <= sendCap_) return;
+    HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    sendCap_ = grown(need);
+    regrow(sendIndices_, sendCap_, keep);
+    regrow(sendDev_, 3 * sendCap_, 0);
+    if (sendHost_) HOPSIM_CUDA_CHECK(cudaFreeHost(sendHost_));
+    HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&sendHost_), 3 * sendCap_ * sizeof(S)));
   }
 
   // Pinned staging for load() and download(), at least `bytes`; grown by a quarter beyond the need, never shrunk, so
@@ -522,6 +956,10 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     deviceFree(a_.pos), deviceFree(a_.id), deviceFree(a_.ncount), deviceFree(a_.nlist);
     deviceFree(keys_), deviceFree(keysSorted_), deviceFree(values_), deviceFree(order_), deviceFree(sortTemp_);
     deviceFree(sendIndices_), deviceFree(sendDev_), deviceFree(recvDev_);
+    for (S** p : {&spare_.x, &spare_.y, &spare_.z, &spare_.vx, &spare_.vy, &spare_.vz}) deviceFree(*p);
+    deviceFree(spare_.id);
+    for (int** p : {&flags_[0], &flags_[1], &scans_[0], &scans_[1]}) deviceFree(*p);
+    deviceFree(scanTemp_), deviceFree(counter_);
     if (sendHost_) cudaFreeHost(sendHost_);
     if (recvHost_) cudaFreeHost(recvHost_);
     sendHost_ = recvHost_ = nullptr;
@@ -549,6 +987,21 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   unsigned char* sortTemp_ = nullptr;
   std::size_t sortBytes_ = 0;
   std::vector<SwapSlots> swaps_;
+  // The rebuild on the device: ownership, the host sorter's cells, the moved arrays' spares, flags and their scans,
+  // the migrating atoms' messages (pinned, written and read by kernels in place).
+  Ownership ownership_{};
+  double* faces_ = nullptr;
+  SortGrid sortGrid_{};
+  int sorterCells_ = 1;
+  OwnedColumns<S> spare_{};
+  int* flags_[2] = {nullptr, nullptr};
+  int* scans_[2] = {nullptr, nullptr};
+  unsigned char* scanTemp_ = nullptr;
+  std::size_t scanBytes_ = 0;
+  int* counter_ = nullptr;
+  PinnedBuffer<int> hostCounts_;  // readCounts()' answers
+  PinnedBuffer<double> leaving_, arriving_;
+  std::map<int, PeerInbox> peers_;  // by rank: the receive buffers of the neighbours this rank writes ghosts into
   int* sendIndices_ = nullptr;
   S *sendDev_ = nullptr, *recvDev_ = nullptr;    // packed positions on the device
   S *sendHost_ = nullptr, *recvHost_ = nullptr;  // and in pinned host memory, for MPI

@@ -78,8 +78,8 @@ TEST_CASE("md parser: unknown key, wrong type, out of range, bad choice are loca
     y.replace(y.find("neighbor: {skin"), 15, "neighbor: {skni");
     expectError(y, 6, 12, "did you mean 'skin'");
   }
-  SECTION("the LBM halo transport in an MD case") {
-    expectError(kValid + "device: {halo: ipc}\n", 10, 16, "device.halo applies to LBM cases");
+  SECTION("a ghost transport that does not exist") {
+    expectError(kValid + "device: {halo: shm}\n", 10, 16, "ipc");
   }
   SECTION("wrong type") {
     std::string y = kValid;
