@@ -291,8 +291,8 @@ class CudaDomainMdEngine final : public MdEngine {
   }
 
   // device.halo: remote ghosts GPU to GPU where the device can map its neighbours' memory and all of them run on
-  // this node (auto, ipc), else through the host (staged; auto's fallback, the reason kept for the run log).
-  // Collective.
+  // this node (auto, ipc), else through the host (staged, and auto's fallback; the bench JSON and the backend name
+  // say which). Collective.
   void chooseGhostTransport() {
     const HaloTransport wanted = config_.ghosts;
     std::vector<int> partners;
