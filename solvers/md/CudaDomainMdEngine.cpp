@@ -47,6 +47,17 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+// The parts of a rebuild: lap() is the seconds since the previous lap (or the start), and marks a new one.
+struct Laps {
+  Clock::time_point mark = Clock::now();
+  double lap() {
+    const auto now = Clock::now();
+    const double s = std::chrono::duration<double>(now - mark).count();
+    mark = now;
+    return s;
+  }
+};
+
 template <class S>
 class CudaDomainMdEngine final : public MdEngine {
  public:
@@ -200,13 +211,7 @@ class CudaDomainMdEngine final : public MdEngine {
   void rebuildOnDevice() {
     auto& p = stats_.domain;
     const auto t0 = Clock::now();
-    auto t = t0;
-    const auto lap = [&t] {
-      const auto now = Clock::now();
-      const double s = std::chrono::duration<double>(now - t).count();
-      t = now;
-      return s;
-    };
+    Laps laps;
     // Migration, swap by swap as AtomExchange::migrate.
     device_->wrapOwned();
     const auto& swaps = exchange_.swaps();
@@ -221,9 +226,9 @@ class CudaDomainMdEngine final : public MdEngine {
       stats_.migratedAtoms += static_cast<long long>(send_.size() / 7);
     }
     checkMigration(device_->misplaced(), device_->ownedCount(), comm_, nGlobal_);
-    p.migrate += lap();
+    p.migrate += laps.lap();
     device_->sortOwned();  // queued: its GPU time shows in the borders' first wait
-    p.sort += lap();
+    p.sort += laps.lap();
     // Borders, axis by axis as AtomExchange::borders.
     const double range = interactionRange(config_.lj, config_.skin);
     for (std::size_t k = 0; k < swaps.size(); k += 2) {
@@ -246,11 +251,11 @@ class CudaDomainMdEngine final : public MdEngine {
         device_->unpackGhosts(q);
       }
     }
-    p.borders += lap();
+    p.borders += laps.lap();
     device_->finishRebuild();
     owned_ = device_->ownedCount();
     if (peer_) mapInboxes();
-    loadSeconds_ += lap();
+    loadSeconds_ += laps.lap();
     stats_.neighborSeconds += since(t0);
   }
 
@@ -259,25 +264,18 @@ class CudaDomainMdEngine final : public MdEngine {
   void rebuild(bool fetch) {
     auto& p = stats_.domain;
     const auto t0 = Clock::now();
-    auto t = t0;
-    // Seconds since the previous mark, and a new mark.
-    const auto lap = [&t] {
-      const auto now = Clock::now();
-      const double s = std::chrono::duration<double>(now - t).count();
-      t = now;
-      return s;
-    };
+    Laps laps;
     if (fetch) device_->download(atoms_);
-    p.download += lap();
+    p.download += laps.lap();
     stats_.migratedAtoms += wrapAndMigrate(atoms_, exchange_, comm_, box_, nGlobal_);
-    p.migrate += lap();
+    p.migrate += laps.lap();
     reorderOwned(atoms_, sorter_.sortOrder(atoms_.x.data(), atoms_.y.data(), atoms_.z.data(), atoms_.owned), scratch_,
                  scratchId_);
-    p.sort += lap();
+    p.sort += laps.lap();
     exchange_.borders(atoms_);
-    p.borders += lap();
+    p.borders += laps.lap();
     load();
-    loadSeconds_ += lap();
+    loadSeconds_ += laps.lap();
     stats_.neighborSeconds += since(t0);
   }
 

@@ -42,12 +42,7 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
     a_ = atoms;
     swaps_.clear();
     for (const GhostSwap<S>& g : swaps) swaps_.push_back({g, *g.indices});
-    x0_.assign(a_.x.begin(), a_.x.begin() + a_.owned);
-    y0_.assign(a_.y.begin(), a_.y.begin() + a_.owned);
-    z0_.assign(a_.z.begin(), a_.z.begin() + a_.owned);
-    for (auto* f : {&fx_, &fy_, &fz_}) f->resize(a_.owned);
-    list_.build(a_.x.data(), a_.y.data(), a_.z.data(), a_.owned, a_.total());
-    ++builds_;
+    finishRebuild();
   }
 
   void download(LocalAtoms<S>& atoms) override {
