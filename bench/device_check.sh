@@ -631,6 +631,31 @@ mdgroup)
     run "mdg_ncu_20_$g" 60 env HOPSIM_MD_THREADS_PER_ATOM=$g $NCU_STEP -k regex:forceKernel -c 2 $B $MDC \
       --set "system.lattice.cells=[20,20,20]" --steps 20 --repeats 1
   done ;;
+mdhopper)
+  # Issue 17, the Hopper MD force path (forces from cells in thread block clusters, no list) against the portable
+  # list kernels: its tests, the bench at 1M, 16.4M and 32,000 atoms (mixed; both kernels each size, in opposite
+  # order at 1M), ncu of both force kernels at 1M atoms, the MD GPU suite, memcheck and racecheck on its force test.
+  run mdh_tests 150 $T "[hopper]"
+  MDC="inputs/md/lj_liquid.yaml --set precision=mixed --set device.backend=cuda"
+  for k in ${MDH_ORDER:-portable hopper hopper portable}; do
+    n=1; [ -f "$R/mdh_64_${k}_1.json" ] && n=2
+    run "mdh_64_${k}_$n" 40 $B $MDC --kernels $k --set "system.lattice.cells=[64,64,64]" --steps 1000 --repeats 3 \
+      --json "$R/mdh_64_${k}_$n.json"
+  done
+  for k in portable hopper; do
+    run "mdh_160_$k" 60 $B $MDC --kernels $k --set "system.lattice.cells=[160,160,160]" --steps 200 --repeats 3 \
+      --json "$R/mdh_160_$k.json"
+    run "mdh_20_$k" 40 $B $MDC --kernels $k --set "system.lattice.cells=[20,20,20]" --steps 2000 --repeats 5 \
+      --json "$R/mdh_20_$k.json"
+  done
+  NCU_MD="$NCU_STEP,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__thread_inst_executed_per_inst_executed.ratio"
+  for k in portable hopper; do
+    run "mdh_ncu_64_$k" 90 $NCU_MD -k regex:"orceKernel" -c 2 $B $MDC --kernels $k \
+      --set "system.lattice.cells=[64,64,64]" --steps 20 --repeats 1
+  done
+  run mdh_gpu_md_tests 150 $T "[gpu][md]"
+  run mdh_memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "gpu md hopper: forces*"
+  run mdh_racecheck 150 compute-sanitizer --tool racecheck --error-exitcode 1 $T "gpu md hopper: forces*" ;;
 openmm)
   # Issue 17's live peer: OpenMM (wheels carried in .whl: openmm and openmm-cuda-13 8.6.1) on the LJ benchmark
   # system (bench/openmm_lj.py) and hopsim's bench at the same sizes, mixed precision, two rounds in opposite order.
@@ -930,6 +955,6 @@ for p in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     j = json.load(open(p))
     for r in j.get("runs", [j]):
         if "error" in r: print(os.path.basename(p), "ERROR", r["error"][:150]); continue
-        keys = {k: r[k] for k in ("kernels", "halo_transport", "mlups", "fraction_of_copy_bandwidth", "atom_steps_per_second", "ms_per_step", "halo_fraction_of_step", "neighbor_ms_per_build", "mean_neighbors") if k in r}
+        keys = {k: r[k] for k in ("kernels", "backend", "halo_transport", "mlups", "fraction_of_copy_bandwidth", "atom_steps_per_second", "ms_per_step", "halo_fraction_of_step", "neighbor_ms_per_build", "mean_neighbors") if k in r}
         print(os.path.basename(p), json.dumps(keys)[:420])
 PY

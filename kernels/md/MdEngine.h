@@ -96,6 +96,13 @@ struct EngineConfig {
   // Decomposed CUDA engine: how remote ghost positions travel between rebuilds (device.halo): auto takes CUDA IPC
   // where every neighbour is on this node and mapping succeeds, else staged (pinned host memory and MPI).
   HaloTransport ghosts = HaloTransport::Auto;
+  // CUDA single-rank engine: Portable, the neighbour-list kernels; Hopper, forces straight from cells in thread
+  // block clusters, no list (kernels/md/hopper/CellForces.cu; sm_90 and newer, a box of >= 3 cells of cutoff + skin
+  // per axis). Never Auto here: the planner decides (solvers/md/MdSimulation.cpp).
+  KernelVariant kernels = KernelVariant::Portable;
+  // Hopper path: atoms per brick held in shared memory (0: chosen from the mean density); the rest of a brick is
+  // read from global memory. A test makes it small to cover that path.
+  int cellTileAtoms = 0;
 };
 
 class MdEngine {

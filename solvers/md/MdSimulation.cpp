@@ -35,13 +35,40 @@
 
 namespace hopsim::md {
 
+namespace {
+
+// Why the Hopper force path (EngineConfig::kernels) cannot run this case on GPU `gpu`, or "" when it can.
+std::string hopperUnavailable(const MdCase& c, const MdRanks& ranks, int gpu) {
+  if (ranks.decomposed()) return "runs single-rank MD only (a decomposed run uses the portable kernels)";
+  const auto gpus = cudaDevices();
+  if (gpu >= static_cast<int>(gpus.size())) return fmt::format("needs a GPU; GPU {} is not present", gpu);
+  const GpuInfo& g = gpus[static_cast<std::size_t>(gpu)];
+  if (g.ccMajor < 9 || !g.clusterLaunch)
+    return fmt::format("needs thread block clusters (compute capability 9.0 or newer); GPU {} ({}) is {}.{}", gpu,
+                       g.name, g.ccMajor, g.ccMinor);
+  const double range = interactionRange(c.lj, c.skin);
+  const Box box = c.system.box();
+  for (int d = 0; d < 3; ++d)
+    if (box.length[d] < 3 * range * (1 + 1e-5))
+      return fmt::format("needs a box at least 3 x (cutoff + skin) = {:.4g} long along every axis; axis {} is {:.4g}",
+                         3 * range, "xyz"[d], box.length[d]);
+  return "";
+}
+
+}  // namespace
+
 DevicePlan planMdDevice(const MdCase& c, const RunOptions& options, const MdRanks& ranks) {
-  if (options.kernels.value_or(c.device.kernels) == KernelVariant::Hopper)
-    throw InputError("device.kernels: hopper is not available for MD (it has portable kernels only); use auto or "
-                     "portable");
+  const KernelVariant asked = options.kernels.value_or(c.device.kernels);
   const int gpus = cudaDeviceCount();
   DevicePlan plan = planDevice(c.device, options, ranks.decomposed() && gpus > 0 ? ranks.comm.nodeRank() % gpus : 0);
   plan.kernels = KernelVariant::Portable;
+  if (plan.backend != Backend::Cuda || asked == KernelVariant::Portable) return plan;
+  const std::string unavailable = hopperUnavailable(c, ranks, plan.gpu);
+  if (asked == KernelVariant::Hopper) {
+    if (!unavailable.empty()) throw InputError("device.kernels: the hopper MD force path " + unavailable);
+    plan.kernels = KernelVariant::Hopper;
+    plan.why += "; MD kernels hopper as asked";
+  }
   return plan;
 }
 
@@ -67,6 +94,7 @@ std::unique_ptr<MdEngine> makeEngine(const MdCase& c, const DevicePlan& plan, bo
   e.forceThreadsPerAtom = plan.overrides.mdThreadsPerAtom;
   e.rebuildOnHost = plan.overrides.mdHostRebuild;
   e.ghosts = plan.halo;
+  e.kernels = plan.kernels;
   const bool cuda = plan.backend == Backend::Cuda;
   if (ranks.decomposed()) {
     const Decomposition d = decompose(c, ranks.comm);

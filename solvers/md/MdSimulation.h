@@ -42,7 +42,8 @@ struct MdRanks {
 
 // The device of a run, settled once (solvers/common/DevicePlanner.h): --backend over device.backend, auto = cuda
 // where a GPU is seen; device.gpu, else in a decomposed run the node rank's share of the node's GPUs; `kernels:
-// hopper` refused (MD has portable kernels only). Every rank calls it.
+// hopper` (the cell force path, kernels/md/hopper/CellForces.h) refused with the reason where it cannot run (a
+// decomposed run, a GPU without clusters, a box under 3 x (cutoff + skin)); auto takes portable. Every rank calls it.
 DevicePlan planMdDevice(const MdCase& c, const RunOptions& options, const MdRanks& ranks);
 // The case's box over the ranks of comm (device.ranks, sub-boxes at least cutoff + skin wide); every rank calls it.
 Decomposition decompose(const MdCase& c, const mpi::Comm& comm);

@@ -142,11 +142,11 @@ TEST_CASE("every command exits by one table: 0 done, 2 bad input (CLI11's errors
   CHECK(r.output.find("foo") != std::string::npos);
   CHECK(runHopsim("bench --repeats 0").code == 2);
 
-  // MD has portable kernels only: a request for the Hopper ones is refused, not ignored.
-  r = runHopsim("run " + source("inputs/md/lj_liquid.yaml") + " --kernels hopper --set run.steps=1 --output " +
-             (dir / "md_hopper").string());
+  // The Hopper MD force path on the cpu backend is refused, not ignored; so is a box too small for it.
+  r = runHopsim("run " + source("inputs/md/lj_liquid.yaml") + " --kernels hopper --backend cpu --set run.steps=1 " +
+                "--output " + (dir / "md_hopper").string());
   CHECK(r.code == 2);
-  CHECK(r.output.find("not available for MD") != std::string::npos);
+  CHECK(r.output.find("needs the cuda backend") != std::string::npos);
   r = runHopsim("bench " + source("inputs/md/lj_liquid.yaml") + " --layouts in-place --steps 1 --repeats 1");
   CHECK(r.code == 2);
   CHECK(r.output.find("--layouts") != std::string::npos);

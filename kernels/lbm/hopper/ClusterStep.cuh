@@ -44,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/common/HopperPtx.cuh"
 #include "kernels/lbm/cuda/LbmKernels.cuh"
 #include "kernels/lbm/hopper/ClusterGeometry.h"
 #include "kernels/lbm/hopper/HopperSupport.h"
@@ -66,61 +67,6 @@ template <class L, class S>
 constexpr bool clusterKernelBuilt() {
   return hopperKernelsBuilt(L::kind, PopulationStorage<S>::precision);
 }
-
-// PTX of the bulk tensor copy and its mbarrier (sm_90). Bodies are compiled for sm_90 and newer only.
-namespace ptx {
-
-__device__ __forceinline__ std::uint32_t smemAddress(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ __forceinline__ void mbarrierInit(std::uint64_t* bar, std::uint32_t arrivals) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smemAddress(bar)), "r"(arrivals) : "memory");
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void mbarrierArriveExpectTx(std::uint64_t* bar, std::uint32_t bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smemAddress(bar)), "r"(bytes)
-               : "memory");
-#endif
-}
-
-__device__ __forceinline__ bool mbarrierTryWait(std::uint64_t* bar, std::uint32_t parity) {
-  std::uint32_t done = 1;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-      "selp.u32 %0, 1, 0, p;\n\t}"
-      : "=r"(done)
-      : "r"(smemAddress(bar)), "r"(parity)
-      : "memory");
-#endif
-  return done != 0;
-}
-
-// One 4-D box of the tensor map into this block's shared memory; completes `bytes` on the mbarrier.
-__device__ __forceinline__ void tensorLoad4d(void* dst, const CUtensorMap* map, int c0, int c1, int c2, int c3,
-                                             std::uint64_t* bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], "
-      "[%6];" ::"r"(smemAddress(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(smemAddress(bar))
-      : "memory");
-#endif
-}
-
-__device__ __forceinline__ void prefetchTensorMap(const CUtensorMap* map) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
-#endif
-}
-
-}  // namespace ptx
 
 // How a block fills its tile: Tma = one cp.async.bulk.tensor of a 32 x 8 x 1 x Q box (the tensor map describes the
 // source lattice as [Q][nz][ny][nx]); otherwise Q coalesced loads per thread.

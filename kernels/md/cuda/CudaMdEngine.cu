@@ -45,6 +45,7 @@
 #include "kernels/common/CudaCheck.h"
 #include "kernels/md/BinStencil.h"
 #include "kernels/md/cuda/MdKernels.cuh"
+#include "kernels/md/hopper/CellForces.h"
 #include "kernels/md/MdEngine.h"
 #include "kernels/md/Thermostats.h"
 #include "kernels/md/VelocityInit.h"
@@ -146,11 +147,28 @@ __global__ void __launch_bounds__(kListWarps * 32)
   }
 }
 
-// Pair-precision positions from the stored ones, leaving the list's reference positions (a restored state).
+// Pair-precision positions from the stored ones, leaving the list's reference positions (a restored state); as
+// integrateFirstKernel makes them (StepParams::continuousPairs).
 template <class S, class P>
-__global__ void positionsKernel(Arrays<S, P> a) {
+__global__ void positionsKernel(Arrays<S, P> a, BoxParams b, bool continuous) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < a.n) a.pos[i] = {P(a.x[i]), P(a.y[i]), P(a.z[i]), P(0)};
+  if (i >= a.n) return;
+  if (!continuous) {
+    a.pos[i] = {P(a.x[i]), P(a.y[i]), P(a.z[i]), P(0)};
+    return;
+  }
+  a.pos[i] = {P(a.x0[i] + minimumImage(S(a.x[i] - a.x0[i]), S(b.L[0]), S(b.H[0]))),
+              P(a.y0[i] + minimumImage(S(a.y[i] - a.y0[i]), S(b.L[1]), S(b.H[1]))),
+              P(a.z0[i] + minimumImage(S(a.z[i] - a.z0[i]), S(b.L[2]), S(b.H[2]))), P(0)};
+}
+
+// The Hopper path's sort key: the cell brick by brick (kernels/md/CellBricks.h), from the stored positions.
+template <class S, class P>
+__global__ void binBricksKernel(Arrays<S, P> a, CellBricks g, unsigned* keys, int* values) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  keys[i] = g.keyOf(a.x[i], a.y[i], a.z[i]);
+  values[i] = i;
 }
 
 // A frame's staging buffer in id order: atom k goes to row id - idBase of each of the seven arrays (x, y, z, vx, vy,
@@ -302,7 +320,7 @@ class CudaMdEngine final : public MdEngine {
     HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     upload(a_.x, st.x), upload(a_.y, st.y), upload(a_.z, st.z);
     upload(a_.fx, st.fx), upload(a_.fy, st.fy), upload(a_.fz, st.fz);
-    positionsKernel<S, P><<<blocksFor(n_), kBlock, 0, stream_>>>(a_);
+    positionsKernel<S, P><<<blocksFor(n_), kBlock, 0, stream_>>>(a_, box_, params_.continuousPairs);
     HOPSIM_CUDA_CHECK_LAUNCH("positionsKernel");
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(hostScalars_, ds_, sizeof(DeviceScalars), cudaMemcpyDeviceToHost, stream_));
     HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -471,12 +489,19 @@ class CudaMdEngine final : public MdEngine {
     // Builds inside the step graphs are counted on the GPU and not timed (the timed engine times every build).
     s.neighborBuilds += static_cast<long long>(graphBuilds_);
     if (graphBuilds_ > 0) s.neighborSeconds = std::numeric_limits<double>::quiet_NaN();
+    if (cellPath_) {  // no list: its lengths are not a quantity of this path
+      s.meanNeighbors = s.maxNeighbors = std::numeric_limits<double>::quiet_NaN();
+      return s;
+    }
     listCounts_.report(s, a_.ncount, n_, s.neighborBuilds, gpu_, stream_);  // counted again after a build
     return s;
   }
 
   // fmt is kept out of device compilation units: nvcc rejects its consteval format strings.
-  std::string backendName() const override { return "cuda (" + deviceName_ + ", GPU " + std::to_string(gpu_) + ")"; }
+  std::string backendName() const override {
+    return "cuda (" + deviceName_ + ", GPU " + std::to_string(gpu_) +
+           (cellPath_ ? "; kernels hopper: forces from cells in thread block clusters, no neighbour list)" : ")");
+  }
 
  private:
   // The arrays, bins and step parameters for n atoms in `box` (initialize() and restoreState()).
@@ -518,12 +543,14 @@ class CudaMdEngine final : public MdEngine {
     listCounts_.invalidate();
     a_.n = n_;
     a_.stride = config_.initialListStride > 0 ? config_.initialListStride : 96;
+    cellPath_ = config_.kernels == KernelVariant::Hopper;
+    if (cellPath_) setupCells(box, range * (1 + 1e-6) + 16 * std::numeric_limits<P>::epsilon() * longest);
     for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceAlloc(*p, n_);
     for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceAlloc(*p, n_);
     deviceAlloc(a_.pos, n_);
     deviceAlloc(a_.id, n_);
     deviceAlloc(a_.ncount, n_);
-    deviceAlloc(a_.nlist, static_cast<std::size_t>(a_.stride) * n_);
+    deviceAlloc(a_.nlist, cellPath_ ? 1 : static_cast<std::size_t>(a_.stride) * n_);
     deviceAlloc(keys_, n_), deviceAlloc(keysSorted_, n_), deviceAlloc(values_, n_), deviceAlloc(order_, n_);
     deviceAlloc(scratch_, static_cast<std::size_t>(n_) * sizeof(double));
     deviceAlloc(cellStart_, static_cast<std::size_t>(ncell_) + 1);
@@ -538,6 +565,7 @@ class CudaMdEngine final : public MdEngine {
     params_.trigger = rebuildDisplacementSq(config_.skin);
     params_.useLangevin = in.type == IntegratorType::Langevin;
     params_.useScale = in.type == IntegratorType::NoseHoover;
+    params_.continuousPairs = cellPath_;
     if (params_.useLangevin) params_.langevin = langevinParams(in, mass_);
     DeviceScalars init{};
     init.builds = graphBuilds_;  // the engine's count goes on across setups
@@ -545,6 +573,26 @@ class CudaMdEngine final : public MdEngine {
     if (params_.useScale) init.nh = noseHooverStart(in, degreesOfFreedom(static_cast<std::size_t>(n_)));
     *hostScalars_ = init;
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(ds_, hostScalars_, sizeof(DeviceScalars), cudaMemcpyHostToDevice, stream_));
+  }
+
+  // The Hopper path's cells (at least `search` wide), sort keys and shared memory per brick; no list is built.
+  void setupCells(const Box& box, double search) {
+    const double length[3] = {box.length[0], box.length[1], box.length[2]};
+    bricks_ = makeCellBricks(length, search);
+    if (bricks_.cells[0] == 0)
+      throw std::runtime_error("the hopper MD force path needs a box at least 3 x (cutoff + skin) = " +
+                               std::to_string(3 * search) + " long along every axis");
+    if (bricks_.keys() >= (1LL << 31)) throw std::runtime_error("the hopper MD force path: too many cells");
+    ncell_ = static_cast<int>(bricks_.keys());
+    a_.stride = 0;
+    // Room for half as many atoms again as a brick holds on average, plus a margin: a liquid's bricks fit whole.
+    const double cells = static_cast<double>(bricks_.cells[0]) * bricks_.cells[1] * bricks_.cells[2];
+    const int mean = static_cast<int>(std::ceil(static_cast<double>(n_) * kBrickCells / cells));
+    int capacity = config_.cellTileAtoms > 0 ? config_.cellTileAtoms : (3 * mean / 2 + 64 + 31) / 32 * 32;
+    const int most = static_cast<int>((200 << 10) / cellTileBytes<P>(1));  // 200 KiB of the 227 a block may have
+    cellCapacity_ = std::max(1, std::min(capacity, most));
+    prepareCellForces<P, A>(cellCapacity_);
+    stats_.forceThreadsPerAtom = 1;
   }
 
   static RawThermo rawThermo(const DeviceScalars& d) {
@@ -639,8 +687,13 @@ class CudaMdEngine final : public MdEngine {
 
   void enqueueRebuild(cudaStream_t stream) {
     const int blocks = blocksFor(n_);
-    binKernel<S, P, true><<<blocks, kBlock, 0, stream>>>(a_, box_, keys_, values_);
-    HOPSIM_CUDA_CHECK_LAUNCH("binKernel");
+    if (cellPath_) {
+      binBricksKernel<S, P><<<blocks, kBlock, 0, stream>>>(a_, bricks_, keys_, values_);
+      HOPSIM_CUDA_CHECK_LAUNCH("binBricksKernel");
+    } else {
+      binKernel<S, P, true><<<blocks, kBlock, 0, stream>>>(a_, box_, keys_, values_);
+      HOPSIM_CUDA_CHECK_LAUNCH("binKernel");
+    }
     HOPSIM_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(sortTemp_, sortBytes_, keys_, keysSorted_, values_, order_, n_, 0,
                                                       sortBits(), stream));
     permute(a_.x, stream), permute(a_.y, stream), permute(a_.z, stream);
@@ -654,6 +707,7 @@ class CudaMdEngine final : public MdEngine {
 
   void enqueueListBuild(cudaStream_t stream) {
     HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->overflow, 0, sizeof(int), stream));
+    if (cellPath_) return;  // no list: the force kernel reads the sorted cells
     if (fastList_) {
       buildListKernel<S, P><<<(n_ + kListWarps * 32 - 1) / (kListWarps * 32), kListWarps * 32, 0, stream>>>(
           a_, grid_, cellStart_, ds_);
@@ -723,7 +777,17 @@ class CudaMdEngine final : public MdEngine {
   }
 
   void launchForce(bool energy) {
-    launchForceKernel<S, P, A, true>(a_, box_, coeff_, ds_, forceGroup_, energy, stream_);
+    if (!cellPath_) {
+      launchForceKernel<S, P, A, true>(a_, box_, coeff_, ds_, forceGroup_, energy, stream_);
+      return;
+    }
+    CellForceTarget<P> t;
+    t.pos = a_.pos;
+    t.fx = a_.fx, t.fy = a_.fy, t.fz = a_.fz;
+    t.cellStart = cellStart_;
+    t.keys = keysSorted_;
+    t.potential = &ds_->potential, t.virial = &ds_->virial, t.bad = &ds_->bad;
+    launchCellForces<P, A>(t, bricks_, coeff_, cellCapacity_, energy, stream_);
   }
 
   // Nose-Hoover half-step, kick-drift, then the rebuild flag: copied to pinned host memory (timed), or read by the
@@ -841,6 +905,9 @@ class CudaMdEngine final : public MdEngine {
   int *values_ = nullptr, *order_ = nullptr, *cellStart_ = nullptr;
   ListGrid<P> grid_{};
   bool fastList_ = true;
+  bool cellPath_ = false;   // EngineConfig::kernels == Hopper: forces from cells (CellForces.h), no list
+  CellBricks bricks_{};     // its cells, bricks and clusters
+  int cellCapacity_ = 0;    // atoms per brick in shared memory
   mutable ListCountCache listCounts_;
   unsigned char* scratch_ = nullptr;
   unsigned char* sortTemp_ = nullptr;

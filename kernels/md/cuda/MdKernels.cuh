@@ -276,6 +276,10 @@ struct StepParams {
   double dt, dtf, trigger;  // trigger: (skin/2)^2
   LangevinParams langevin;
   bool useLangevin, useScale;
+  // Periodic box: the pair positions continue from the last build's (x0 + the minimum image of x - x0) instead of
+  // the wrapped ones, so that each stays next to the cell it was sorted into (the Hopper cell path, which takes the
+  // periodic image per cell, not per pair).
+  bool continuousPairs;
 };
 
 // First half of velocity Verlet: kick with the old forces (after the Nose-Hoover scaling), drift, and flag a rebuild
@@ -296,13 +300,15 @@ __global__ void integrateFirstKernel(Arrays<S, P> a, BoxParams b, StepParams p, 
   if constexpr (Periodic) x = wrapOnce(x, L[0]), y = wrapOnce(y, L[1]), z = wrapOnce(z, L[2]);
   a.vx[i] = vx, a.vy[i] = vy, a.vz[i] = vz;
   a.x[i] = x, a.y[i] = y, a.z[i] = z;
-  a.pos[i] = {P(x), P(y), P(z), P(0)};
   if constexpr (Periodic) {
     const S dx = minimumImage(S(x - a.x0[i]), L[0], H[0]);
     const S dy = minimumImage(S(y - a.y0[i]), L[1], H[1]);
     const S dz = minimumImage(S(z - a.z0[i]), L[2], H[2]);
+    if (p.continuousPairs) a.pos[i] = {P(a.x0[i] + dx), P(a.y0[i] + dy), P(a.z0[i] + dz), P(0)};
+    else a.pos[i] = {P(x), P(y), P(z), P(0)};
     if (dx * dx + dy * dy + dz * dz > S(p.trigger)) ds->rebuild = 1;
   } else {
+    a.pos[i] = {P(x), P(y), P(z), P(0)};
     const S dx = x - a.x0[i], dy = y - a.y0[i], dz = z - a.z0[i];
     if (!(dx * dx + dy * dy + dz * dz <= S(p.trigger))) ds->rebuild = 1;
   }
