@@ -12,10 +12,10 @@
 
 namespace hopsim::md {
 
-// What the kernel reads and writes, for the atoms sorted by cell key. P: pair precision (float or double); pos holds n
-// {x, y, z, unused} of P (float4, or 32-byte aligned double4). cellStart: CellBricks::keys() + 1 entries (atoms of
-// cell key k at cellStart[k] .. cellStart[k + 1] - 1); keys: each sorted atom's cell key. The sums of an energy
-// evaluation are added to *potential and *virial (each pair once); *bad is set when a force is not finite.
+// What the kernel reads and writes, for the atoms sorted by cell key. P: pair precision (float or double); pos holds
+// each atom's {x, y, z, unused} of P (float4, or 32-byte aligned double4). cellStart: CellBricks::keys() + 1 entries
+// (atoms of cell key k at cellStart[k] .. cellStart[k + 1] - 1); keys: each sorted atom's cell key. The sums of an
+// energy evaluation are added to *potential and *virial (each pair once); *bad is set when a force is not finite.
 template <class P>
 struct CellForceTarget {
   const void* pos = nullptr;
