@@ -38,6 +38,16 @@ run() { local name=$1 limit=$2; shift 2
 B="build/hopsim bench"
 # One step of a case under ncu: each kernel's time, DRAM bytes, warp instructions, warps active and registers.
 NCU_STEP="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread"
+# mdb NAME RANKS "MPIEXEC OPTIONS" [HOPSIM OPTIONS...]: the LJ benchmark at 1M atoms (mixed) on RANKS ranks.
+mdb() { local name=$1 n=$2 opts=$3; shift 3
+        run "$name" 120 $M -n $n $opts $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[64,64,64]" \
+          --set precision=mixed --set device.backend=cuda --steps 500 --repeats 3 --json "$R/$name.json" "$@"; }
+# The CUDA MPS daemon, so that ranks sharing the GPU run their kernels side by side.
+startMps() {
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+  mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
+  nvidia-cuda-mps-control -d > "$R/mps_start.log" 2>&1; echo "mps start: $?" | tee -a "$R/status.txt"
+}
 # The reference rows of a bounded-case group PREFIX: the 3-D cavity and the periodic D3Q19 box at 256^3, FP32.
 references() {
   run "$1_cavity3d_256_single" 45 $B bench/lbm_cavity3d_256_single.yaml --kernels portable --repeats 5 \
@@ -419,20 +429,29 @@ mdmpi)
     "decomposed CUDA: the rebuild*"
   run md_mpi_memcheck_1 100 $M -n 1 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests \
     "decomposed CUDA NVE*"
-  # mdb NAME RANKS "MPIEXEC OPTIONS" [HOPSIM OPTIONS...]
-  mdb() { local name=$1 n=$2 opts=$3; shift 3
-          run "$name" 120 $M -n $n $opts $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[64,64,64]" \
-            --set precision=mixed --set device.backend=cuda --steps 500 --repeats 3 --json "$R/$name.json" "$@"; }
   for mps in "" _mps; do
-    if [ -n "$mps" ]; then
-      export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
-      mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
-      nvidia-cuda-mps-control -d > "$R/mps_start.log" 2>&1; echo "mps start: $?" | tee -a "$R/status.txt"
-    fi
+    [ -n "$mps" ] && startMps
     for n in 1 2 4; do mdb "md_mpi_bench_${n}r$mps" $n ""; done
     for n in 2 4; do mdb "md_mpi_bench_${n}r_staged$mps" $n "" --set device.halo=staged; done
     mdb "md_mpi_bench_2r_hostrebuild$mps" 2 "-x HOPSIM_MD_HOST_REBUILD=1" --set device.halo=staged
   done
+  echo quit | nvidia-cuda-mps-control ;;
+mdtests)
+  # The GPU MD tests of hopsim_tests (one rank: portable and Hopper paths), memcheck on the Hopper force test.
+  run mdt_hopper_tests 150 $T "[hopper]"
+  run mdt_gpu_md_tests 150 $T "[gpu][md]"
+  run mdt_memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "gpu md hopper: forces*" ;;
+mdmpimps)
+  # The decomposed CUDA MD engine's tests on 2 and 4 ranks, memcheck of the rebuild test on 2, and the 1M-atom bench
+  # on 1, 2 and 4 ranks under MPS (ghosts GPU to GPU, and staged on 2), rounds in opposite order.
+  for n in 2 4; do run "md_mpi_gpu_$n" 200 $M -n $n build/tests/hopsim_mpi_tests "[md][gpu]"; done
+  run md_mpi_memcheck_2 200 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests \
+    "decomposed CUDA: the rebuild*"
+  startMps
+  for round in 1 2; do
+    for n in $(inRound $round 1 2 4); do mdb "md_mpi_bench_${n}r_mps_$round" $n ""; done
+  done
+  mdb "md_mpi_bench_2r_staged_mps" 2 "" --set device.halo=staged
   echo quit | nvidia-cuda-mps-control ;;
 lbmbench)
   # The portable kernels on the benchmark cases, each against the copy bandwidth measured in the same process.
@@ -635,7 +654,7 @@ mdhopper)
   # Issue 17, the Hopper MD force path (forces from cells in thread block clusters, no list) against the portable
   # list kernels: its tests, the bench at 1M, 16.4M and 32,000 atoms (mixed; both kernels each size, in opposite
   # order at 1M), ncu of both force kernels at 1M atoms, the MD GPU suite, memcheck and racecheck on its force test.
-  run mdh_tests 150 $T "[hopper]"
+  [ -z "${MDH_BENCH_ONLY:-}" ] && run mdh_tests 150 $T "[hopper]"
   MDC="inputs/md/lj_liquid.yaml --set precision=mixed --set device.backend=cuda"
   for k in ${MDH_ORDER:-portable hopper hopper portable}; do
     n=1; [ -f "$R/mdh_64_${k}_1.json" ] && n=2
@@ -653,6 +672,7 @@ mdhopper)
     run "mdh_ncu_64_$k" 90 $NCU_MD -k regex:"orceKernel" -c 2 $B $MDC --kernels $k \
       --set "system.lattice.cells=[64,64,64]" --steps 20 --repeats 1
   done
+  [ -n "${MDH_BENCH_ONLY:-}" ] && continue  # the benches alone (a tarball without hopsim_tests)
   run mdh_gpu_md_tests 150 $T "[gpu][md]"
   run mdh_memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "gpu md hopper: forces*"
   run mdh_racecheck 150 compute-sanitizer --tool racecheck --error-exitcode 1 $T "gpu md hopper: forces*" ;;

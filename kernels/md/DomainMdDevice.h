@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -93,7 +94,9 @@ class DomainMdDevice {
   virtual std::size_t sendCount(std::size_t swap) const = 0;
   virtual void placeGhosts(std::size_t swap, std::size_t count) = 0;
   // The end of the rebuild: the owned positions become the displacement test's reference, the list is built.
-  virtual void finishRebuild() = 0;
+  // `meanwhile` (if any) runs on the host once the build is queued, before waiting for it: host work of the rebuild
+  // that needs neither the list nor the GPU (the ghost inboxes' mapping) overlaps the build.
+  virtual void finishRebuild(const std::function<void()>& meanwhile) = 0;
   // Forces on the owned atoms, x y z per atom.
   virtual std::vector<double> forces() = 0;
 
@@ -102,8 +105,11 @@ class DomainMdDevice {
   // The Langevin step counter of the next secondHalf(); each secondHalf() advances it by one.
   virtual void setStep(long long step) = 0;
   // Kick with the current forces after scaling velocities by `scale` (Nose-Hoover; 1 otherwise), drift, displacement
-  // test. Synchronises to read the flags.
-  virtual StepFlags firstHalf(double scale) = 0;
+  // test. Synchronises to read the flags. With GPU-to-GPU ghosts, the refresh of the first `prologue` swaps starts
+  // here too, after the drift and before that synchronisation: self swaps copied, remote swaps packed into the
+  // receiver's inbox slot `slot` (0 or 1, by step parity), ahead of knowing whether the step rebuilds instead (then
+  // the copies are wasted); the caller unpacks them after the step's control allreduce (unpackGhostsFromInbox).
+  virtual StepFlags firstHalf(double scale, std::size_t prologue, int slot) = 0;
   // Forces (energies when `energy`), Langevin forces, second kick, kinetic sum.
   virtual void secondHalf(bool energy) = 0;
   // Velocities (and the kinetic sum) times s: the Nose-Hoover half-step after the kick.
@@ -128,15 +134,19 @@ class DomainMdDevice {
   // The same refresh GPU to GPU, for ranks of one node (CUDA IPC). After each rebuild, for each remote swap, the
   // rank that receives it tells the sender where its ghosts go (exportInbox(), kInboxHandleBytes) and the sender maps
   // that place (mapPeerInbox(); `peer` names the receiving rank: one mapping per rank, reused while its buffer
-  // stays). Then each refresh: packGhostsToPeer() writes the positions into the receiver's inbox and waits for the
-  // kernel; the receiver, told so by MPI, unpacks from its own inbox (unpackGhostsFromInbox(), queued). peerGhosts():
-  // whether this device can (the host stand-in of the tests cannot).
+  // stays). The inbox has two slots, used on alternate steps. Then each refresh: packGhostsToPeer() writes the
+  // positions into the receiver's inbox slot and waits for the kernel (or firstHalf() queued that, for the first
+  // swaps); the receiver, told so by MPI (a token, or the step's allreduce, which every rank enters after its
+  // packs), unpacks from its own inbox slot (unpackGhostsFromInbox(), queued). Two slots make the allreduce enough:
+  // a sender writes slot p at step n only after step n - 1's allreduce, which the receiver entered after its stream,
+  // and so its unpack of slot p at step n - 2, had finished. peerGhosts(): whether this device can (the host
+  // stand-in of the tests cannot).
   static constexpr std::size_t kInboxHandleBytes = 128;
   virtual bool peerGhosts() const = 0;
   virtual std::vector<std::byte> exportInbox(std::size_t swap) = 0;
   virtual void mapPeerInbox(std::size_t swap, int peer, std::span<const std::byte> handle) = 0;
-  virtual void packGhostsToPeer(std::size_t swap) = 0;
-  virtual void unpackGhostsFromInbox(std::size_t swap) = 0;
+  virtual void packGhostsToPeer(std::size_t swap, int slot) = 0;
+  virtual void unpackGhostsFromInbox(std::size_t swap, int slot) = 0;
 
   // This rank's sums: energy and virial from the last energy evaluation, kinetic from the last kick (or scaling).
   virtual RawThermo localSums() = 0;

@@ -96,14 +96,15 @@ class CudaDomainMdEngine final : public MdEngine {
     for (long long k = 0; k < steps; ++k) {
       const bool last = k + 1 == steps;
       const double scale = noseHoover ? noseHooverHalfStep(nh_, twoKe_, in.dt) : 1.0;
-      const StepFlags mine = device_->firstHalf(scale);
+      const int slot = static_cast<int>((firstStep + 1 + k) & 1);  // the ghost inboxes' slot of this step
+      const StepFlags mine = device_->firstHalf(scale, prologue_, slot);
       // One allreduce answers both "does anyone need a rebuild" and "did anyone see infinite forces last step".
       auto t0 = Clock::now();
       flags[0] = mine.rebuild ? 1 : 0, flags[1] = mine.badForces ? 1 : 0;
       comm_.allreduceMax(flags);
       stats_.commSeconds += since(t0);
       if (flags[1] > 0) break;  // thermo() reports it; the caller stops
-      if (flags[0] == 0) forwardGhosts();
+      if (flags[0] == 0) forwardGhosts(slot, prologue_);
       else if (config_.rebuildOnHost) rebuild(true);
       else rebuildOnDevice();
       device_->secondHalf(last);
@@ -197,7 +198,7 @@ class CudaDomainMdEngine final : public MdEngine {
     sums.virial = st.virial;
     sums.twoKinetic = st.twoKinetic;
     device_->restore(now, f, sums);
-    forwardGhosts();
+    forwardGhosts(0, 0);
   }
 
   std::string backendName() const override {
@@ -252,9 +253,11 @@ class CudaDomainMdEngine final : public MdEngine {
       }
     }
     p.borders += laps.lap();
-    device_->finishRebuild();
+    // The receivers' inboxes are final once the ghosts are placed: their mapping overlaps the list build.
+    device_->finishRebuild([this] {
+      if (peer_) mapInboxes();
+    });
     owned_ = device_->ownedCount();
-    if (peer_) mapInboxes();
     loadSeconds_ += laps.lap();
     stats_.neighborSeconds += since(t0);
   }
@@ -307,6 +310,12 @@ class CudaDomainMdEngine final : public MdEngine {
       return;
     }
     peer_ = true;
+    // The swaps firstHalf() starts each step: up to the end of the first axis with a remote swap. Every swap before
+    // it is this rank's own; a later axis's swaps may send on the ghosts this axis receives, so they wait for them.
+    const auto& swaps = exchange_.swaps();
+    std::size_t q = 0;
+    while (q < swaps.size() && toSelf(swaps[q])) ++q;
+    prologue_ = q < swaps.size() ? q / 2 * 2 + 2 : swaps.size();
   }
 
   // After each rebuild: every rank tells the rank that sends it a swap's ghosts where they go in its device memory,
@@ -335,27 +344,36 @@ class CudaDomainMdEngine final : public MdEngine {
     throwIfAnyFailed(comm_, error, "the ghost exchange's GPU to GPU mapping (device.halo: staged avoids it)");
   }
 
-  void forwardGhosts() {
+  // The ghost refresh between rebuilds, swap by swap. The first `started` swaps were started by firstHalf() (GPU to
+  // GPU: self copies and packs into the neighbours' inbox slot `slot`), and the step's allreduce, which every rank
+  // entered after them, tells that they are there: only their unpacking is left. The others: a self swap copied on
+  // the GPU; a remote one packed into the neighbour's inbox and announced by a one-byte token, or through host memory.
+  void forwardGhosts(int slot, std::size_t started) {
     auto& p = stats_.domain;
     const auto t0 = Clock::now();
     const auto& swaps = exchange_.swaps();
     for (std::size_t q = 0; q < swaps.size(); ++q) {
       const auto& s = swaps[q];
       auto t = Clock::now();
+      if (q < started) {
+        if (!toSelf(s)) device_->unpackGhostsFromInbox(q, slot);
+        p.unpack += since(t);
+        continue;
+      }
       if (toSelf(s)) {
         device_->copyGhosts(q);  // queued: no host round trip for a rank's own periodic images
         p.self += since(t);
         continue;
       }
       if (peer_) {
-        device_->packGhostsToPeer(q);
+        device_->packGhostsToPeer(q, slot);
         p.pack += since(t);
         t = Clock::now();
         comm_.sendrecvBytes(std::span(&tokenOut_, 1), s.sendTo, std::span(&tokenIn_, 1), s.recvFrom,
                             AtomExchange<S>::kForwardTag + s.tag);
         p.mpi += since(t);
         t = Clock::now();
-        device_->unpackGhostsFromInbox(q);
+        device_->unpackGhostsFromInbox(q, slot);
         p.unpack += since(t);
         continue;
       }
@@ -393,6 +411,7 @@ class CudaDomainMdEngine final : public MdEngine {
   std::vector<S> x0_, y0_, z0_;  // saveState()'s copy of the list's reference positions
   std::vector<double> send_, recv_, countOut_, countIn_;  // the device rebuild's messages
   bool peer_ = false;  // remote ghosts GPU to GPU (chooseGhostTransport())
+  std::size_t prologue_ = 0;  // with peer_: the swaps firstHalf() starts (forwardGhosts())
   std::byte tokenOut_{1}, tokenIn_{0};  // the one-byte "your inbox is filled" message
   static constexpr int kInboxTag = 260;  // + swap tag: mapInboxes()' messages
   double twoKe_ = 0;

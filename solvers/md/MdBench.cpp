@@ -190,8 +190,9 @@ nlohmann::json bench(const io::CaseDocument& doc, const RunOptions& options, con
     j["comm_fraction_of_step"] = comm.allreduceMax(exchange) / std::max(1e-300, comm.allreduceMax(total * perStep));
     j["ghost_staging"] = !gpu ? "host memory"
                          : fast.domain.peerGhosts
-                             ? "to another rank: GPU pack kernel into its inbox (CUDA IPC), a one-byte MPI token, GPU "
-                               "unpack; to itself: GPU copy into the ghost slots"
+                             ? "to another rank: GPU pack kernel into its inbox (CUDA IPC; the first remote axis's "
+                               "packed with the step's first half and announced by its allreduce, later axes' by a "
+                               "one-byte MPI token), GPU unpack; to itself: GPU copy into the ghost slots"
                              : "to another rank: GPU pack kernel, pinned host buffers, MPI_Sendrecv, GPU unpack; "
                                "to itself: GPU copy into the ghost slots";
     if (gpu) {

@@ -42,7 +42,7 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
     a_ = atoms;
     swaps_.clear();
     for (const GhostSwap<S>& g : swaps) swaps_.push_back({g, *g.indices});
-    finishRebuild();
+    finishRebuild({});
   }
 
   void download(LocalAtoms<S>& atoms) override {
@@ -127,7 +127,8 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
     for (auto* v : {&a_.x, &a_.y, &a_.z}) v->resize(s.first + count);
   }
 
-  void finishRebuild() override {
+  void finishRebuild(const std::function<void()>& meanwhile) override {
+    if (meanwhile) meanwhile();
     x0_.assign(a_.x.begin(), a_.x.begin() + a_.owned);
     y0_.assign(a_.y.begin(), a_.y.begin() + a_.owned);
     z0_.assign(a_.z.begin(), a_.z.begin() + a_.owned);
@@ -162,7 +163,8 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
 
   void setStep(long long step) override { step_ = static_cast<std::uint64_t>(step); }
 
-  StepFlags firstHalf(double scale) override {
+  StepFlags firstHalf(double scale, std::size_t prologue, int) override {
+    if (prologue > 0) throw std::logic_error("host stand-in: no peer inbox");
     const auto& e = config_.engine;
     const S dt = S(e.integrator.dt), dtf = S(0.5 * e.integrator.dt / mass_);
     StepFlags flags;
@@ -233,8 +235,8 @@ class HostDomainMdDevice final : public DomainMdDevice<S> {
   void mapPeerInbox(std::size_t, int, std::span<const std::byte>) override {
     throw std::logic_error("host stand-in: no peer inbox");
   }
-  void packGhostsToPeer(std::size_t) override { throw std::logic_error("host stand-in: no peer inbox"); }
-  void unpackGhostsFromInbox(std::size_t) override { throw std::logic_error("host stand-in: no peer inbox"); }
+  void packGhostsToPeer(std::size_t, int) override { throw std::logic_error("host stand-in: no peer inbox"); }
+  void unpackGhostsFromInbox(std::size_t, int) override { throw std::logic_error("host stand-in: no peer inbox"); }
 
   RawThermo localSums() override {
     RawThermo t;

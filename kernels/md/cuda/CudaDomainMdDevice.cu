@@ -4,9 +4,11 @@
 // Differences from the single-rank engine, and why:
 // - The list build does not move atoms: ghost slots and the swaps' send lists index the atoms as the rebuild left
 //   them (owned atoms sorted by the host sorter's cells, for locality). It bins owned and ghost atoms with the same
-//   radix sort and reads bin slot k's atom through the sorted index (binned[k]).
-// - The list is built bin by bin (buildListBinsKernel), not row by row: the row-wise kernel walks the periodic box
-//   through BinStencil's images, and a rank's region has no images.
+//   radix sort, gathers their pair positions in bin order, and names bin slot k's atom by the sorted index
+//   (binned[k]).
+// - The list is built row by row over the bins clipped at the region's faces (buildListRowsKernel), not with the
+//   single-rank engine's row kernel, which walks the periodic box through BinStencil's images and trims rows to the
+//   search sphere: a rank's region has no images.
 // - No CUDA graphs: each step stops twice for the host (the rebuild/infinite-force flags go through an allreduce,
 //   ghost positions through MPI), and a rebuild may reallocate the arrays when the rank gains atoms.
 // - The rebuild on the device (wrapOwned() .. finishRebuild()) repeats the host's: the same wrap, the same ownership
@@ -37,6 +39,57 @@
 namespace hopsim::md {
 
 namespace {
+
+// The list of a rank's owned atoms, one thread per atom, row by row: the bins of one (y, z) row of the search are
+// consecutive slots of the bin-sorted order (x fastest), so each row is one run of candidates, [cellStart of its
+// first bin, cellStart past its last), read from their pair positions in bin order (binnedPos) four at a time, and
+// only a pair within range reads its atom index (binned). No images: bins are clipped at the region's faces. The
+// entries come in the order of the per-bin kernel this replaces (rows, then bins along x, then slots), so the list is
+// the same, for 25 row lookups instead of 125 bin lookups with three integer modulos each, and no load of a
+// candidate's position through its index.
+template <class S, class P>
+__global__ void buildListRowsKernel(Arrays<S, P> a, BoxParams b, const int* __restrict__ cellStart,
+                                    const int* __restrict__ binned,
+                                    const typename Vec4<P>::type* __restrict__ binnedPos, P rangeSq,
+                                    DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const auto pi = a.pos[i];
+  const int c = cellIndexOf<false>(pi.x, pi.y, pi.z, b);
+  const int c3[3] = {c % b.cells[0], (c / b.cells[0]) % b.cells[1], c / (b.cells[0] * b.cells[1])};
+  int lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    lo[d] = max(c3[d] - b.reach, 0);
+    hi[d] = min(c3[d] + b.reach, b.cells[d] - 1);
+  }
+  int m = 0;
+  const auto take = [&](int k, const typename Vec4<P>::type& pj) {
+    const P dx = P(pi.x - pj.x), dy = P(pi.y - pj.y), dz = P(pi.z - pj.z);
+    if (dx * dx + dy * dy + dz * dz < rangeSq) {
+      const int j = __ldg(binned + k);
+      if (j != i) {
+        if (m < a.stride) a.nlist[static_cast<std::size_t>(m) * a.n + i] = j;
+        ++m;
+      }
+    }
+  };
+  for (int z = lo[2]; z <= hi[2]; ++z)
+    for (int y = lo[1]; y <= hi[1]; ++y) {
+      const int row = b.cells[0] * (y + b.cells[1] * z);
+      const int end = __ldg(cellStart + row + hi[0] + 1);
+      int k = __ldg(cellStart + row + lo[0]);
+      for (; k + 3 < end; k += 4) {
+        const auto p0 = binnedPos[k], p1 = binnedPos[k + 1], p2 = binnedPos[k + 2], p3 = binnedPos[k + 3];
+        take(k, p0);
+        take(k + 1, p1);
+        take(k + 2, p2);
+        take(k + 3, p3);
+      }
+      for (; k < end; ++k) take(k, binnedPos[k]);
+    }
+  a.ncount[i] = m;
+  if (m > a.stride) atomicMax(&ds->overflow, m);
+}
 
 // The positions one swap sends: atom indices[k], plus the swap's periodic shift along its axis, x y z per atom (the
 // same S arithmetic as AtomExchange's host packing).
@@ -518,13 +571,13 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     total_ = static_cast<int>(total + count);
   }
 
-  void finishRebuild() override {
+  void finishRebuild(const std::function<void()>& meanwhile) override {
     a_.n = owned_;
     if (owned_ > 0) {
       refreshKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_);  // pos and the displacement reference
       HOPSIM_CUDA_CHECK_LAUNCH("refreshKernel");
     }
-    buildList();
+    buildList(meanwhile);
   }
 
   std::vector<double> forces() override {
@@ -558,7 +611,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
                                       cudaMemcpyHostToDevice, stream_));
   }
 
-  StepFlags firstHalf(double scale) override {
+  StepFlags firstHalf(double scale, std::size_t prologue, int slot) override {
     HOPSIM_CUDA_CHECK(cudaSetDevice(gpu_));
     const bool timed = config_.engine.timePhases;
     if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[0], stream_));
@@ -571,6 +624,10 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     if (owned_ > 0) {
       integrateFirstKernel<S, P, false><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, region_, params_, ds_);
       HOPSIM_CUDA_CHECK_LAUNCH("integrateFirstKernel<region>");
+    }
+    for (std::size_t q = 0; q < prologue; ++q) {  // a remote swap has its receiver's inbox mapped; a self one none
+      if (swaps_.at(q).peerInbox) queuePeerPack(q, slot);
+      else copyGhosts(q);
     }
     if (timed) HOPSIM_CUDA_CHECK(cudaEventRecord(ev_[1], stream_));
     // rebuild, overflow and bad are adjacent: one small copy.
@@ -711,6 +768,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     InboxHandle m{};
     HOPSIM_CUDA_CHECK(cudaIpcGetMemHandle(&m.handle, recvDev_));
     m.offset = 3 * (s.first - static_cast<std::size_t>(owned_));
+    m.slotStride = 3 * totalCap_;
     m.count = s.count;
     std::vector<std::byte> out(this->kInboxHandleBytes);
     std::memcpy(out.data(), &m, sizeof m);
@@ -732,25 +790,20 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
       p.handle = m.handle;
     }
     s.peerInbox = static_cast<S*>(p.mapping.get()) + m.offset;
+    s.peerSlotStride = m.slotStride;
   }
 
-  void packGhostsToPeer(std::size_t swap) override {
-    const SwapSlots& s = swaps_.at(swap);
-    if (s.sendCount == 0) return;
-    if (!s.peerInbox) throw std::logic_error("packGhostsToPeer before mapPeerInbox");
-    const int count = static_cast<int>(s.sendCount);
-    packGhostsKernel<S, P><<<blocksFor(count), kBlock, 0, stream_>>>(a_, sendIndices_ + s.sendOffset, count, s.axis,
-                                                                      s.shift, s.peerInbox);
-    HOPSIM_CUDA_CHECK_LAUNCH("packGhostsKernel (to the neighbour's inbox)");
+  void packGhostsToPeer(std::size_t swap, int slot) override {
+    queuePeerPack(swap, slot);
     HOPSIM_CUDA_CHECK(cudaStreamSynchronize(stream_));  // written before the receiver is told
   }
 
-  void unpackGhostsFromInbox(std::size_t swap) override {
+  void unpackGhostsFromInbox(std::size_t swap, int slot) override {
     const SwapSlots& s = swaps_.at(swap);
     if (s.count == 0) return;
+    const std::size_t offset = static_cast<std::size_t>(slot) * 3 * totalCap_ + 3 * (s.first - owned_);
     unpackGhostsKernel<S, P><<<blocksFor(static_cast<int>(s.count)), kBlock, 0, stream_>>>(
-        a_, recvDev_ + 3 * (s.first - static_cast<std::size_t>(owned_)), static_cast<int>(s.first),
-        static_cast<int>(s.count));
+        a_, recvDev_ + offset, static_cast<int>(s.first), static_cast<int>(s.count));
     HOPSIM_CUDA_CHECK_LAUNCH("unpackGhostsKernel (from the inbox)");
   }
 
@@ -785,13 +838,15 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     std::size_t sendOffset = 0, sendCount = 0;
     std::size_t first = 0, count = 0;
     bool self = false;  // filled by copyGhosts() from this rank's own atoms
-    S* peerInbox = nullptr;  // where the receiver wants these positions (mapPeerInbox())
+    S* peerInbox = nullptr;  // where the receiver wants these positions (mapPeerInbox()), slot 0
+    std::size_t peerSlotStride = 0;  // from there to its slot 1 (S elements)
   };
 
-  // exportInbox()'s message: the receive buffer's handle, the swap's place in it (S elements) and its ghost count.
+  // exportInbox()'s message: the receive buffer's handle, the swap's place in its slot 0 and the distance to slot 1
+  // (S elements), and its ghost count.
   struct InboxHandle {
     cudaIpcMemHandle_t handle;
-    std::size_t offset, count;
+    std::size_t offset, slotStride, count;
   };
   static_assert(sizeof(InboxHandle) <= DomainMdDevice<S>::kInboxHandleBytes);
 
@@ -800,6 +855,17 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     cudaIpcMemHandle_t handle{};
     IpcMapping mapping;
   };
+
+  // The swap's positions (+ its shift) into the receiver's inbox slot `slot`, queued.
+  void queuePeerPack(std::size_t swap, int slot) {
+    const SwapSlots& s = swaps_.at(swap);
+    if (s.sendCount == 0) return;
+    if (!s.peerInbox) throw std::logic_error("a ghost pack to the neighbour before mapPeerInbox");
+    const int count = static_cast<int>(s.sendCount);
+    packGhostsKernel<S, P><<<blocksFor(count), kBlock, 0, stream_>>>(a_, sendIndices_ + s.sendOffset, count, s.axis,
+                                                                      s.shift, s.peerInbox + slot * s.peerSlotStride);
+    HOPSIM_CUDA_CHECK_LAUNCH("packGhostsKernel (to the neighbour's inbox)");
+  }
 
   float elapsedMs(cudaEvent_t a, cudaEvent_t b) const {
     float ms = 0;
@@ -881,6 +947,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     totalCap_ = grown(need);
     for (S** p : {&a_.x, &a_.y, &a_.z}) regrow(*p, totalCap_, keep);
     regrow(a_.pos, totalCap_, keep);
+    regrow(binnedPos_, totalCap_, 0);
     for (S** p : {&spare_.x, &spare_.y, &spare_.z}) regrow(*p, totalCap_, 0);
     for (unsigned** p : {&keys_, &keysSorted_}) regrow(*p, totalCap_, 0);
     for (int** p : {&values_, &order_}) regrow(*p, totalCap_, 0);
@@ -897,8 +964,9 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     scanBytes_ = 0;
     HOPSIM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scanBytes_, flags_[0], scans_[0], cap + 1, stream_));
     regrow(scanTemp_, scanBytes_, 0);
-    // Ghosts never outnumber all atoms: the receive buffers hold totalCap_ positions.
-    regrow(recvDev_, 3 * totalCap_, 0);
+    // Ghosts never outnumber all atoms: the receive buffers hold totalCap_ positions; on the device twice (the two
+    // slots of the GPU-to-GPU refresh; the staged one uses the first).
+    regrow(recvDev_, 2 * 3 * totalCap_, 0);
     if (recvHost_) HOPSIM_CUDA_CHECK(cudaFreeHost(recvHost_));
     HOPSIM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&recvHost_), 3 * totalCap_ * sizeof(S)));
   }
@@ -924,7 +992,9 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
 
   // Bin owned and ghost atoms, sort them by bin (indices only), find the bin ranges, build the list of every owned
   // atom (growing it when an atom has more neighbours). Synchronises once per attempt for the overflow check.
-  void buildList() {
+  // Bins, the positions in bin order, the list; `meanwhile` runs on the host while the first build runs (see
+  // finishRebuild()). Synchronises for the overflow check, and builds again after growing the list.
+  void buildList(const std::function<void()>& meanwhile = {}) {
     HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[0], stream_));
     if (total_ > 0) {
       Arrays<S, P> all = a_;  // binning covers the ghosts too
@@ -936,14 +1006,21 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     }
     cellStartKernel<<<blocksFor(total_ + 1), kBlock, 0, stream_>>>(keysSorted_, total_, ncell_, cellStart_);
     HOPSIM_CUDA_CHECK_LAUNCH("cellStartKernel");
+    if (total_ > 0) {
+      gatherKernel<<<blocksFor(total_), kBlock, 0, stream_>>>(a_.pos, binnedPos_, order_, total_);
+      HOPSIM_CUDA_CHECK_LAUNCH("gatherKernel (positions in bin order)");
+    }
+    bool first = true;
     for (;;) {
       HOPSIM_CUDA_CHECK(cudaMemsetAsync(&ds_->overflow, 0, sizeof(int), stream_));
       if (owned_ > 0) {
-        buildListBinsKernel<S, P, false><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, region_, cellStart_, order_,
-                                                                                     rangeSq_, ds_);
-        HOPSIM_CUDA_CHECK_LAUNCH("buildListBinsKernel<region>");
+        buildListRowsKernel<S, P><<<blocksFor(owned_), kBlock, 0, stream_>>>(a_, region_, cellStart_, order_,
+                                                                              binnedPos_, rangeSq_, ds_);
+        HOPSIM_CUDA_CHECK_LAUNCH("buildListRowsKernel");
       }
       HOPSIM_CUDA_CHECK(cudaEventRecord(nbEv_[1], stream_));
+      if (first && meanwhile) meanwhile();
+      first = false;
       if (listFits(a_, ownedCap_, ds_, hostScalars_, stream_)) break;
     }
     stats_.neighborSeconds += elapsed(nbEv_[0], nbEv_[1]);
@@ -953,7 +1030,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   void freeArrays() {
     for (S** p : {&a_.x, &a_.y, &a_.z, &a_.vx, &a_.vy, &a_.vz, &a_.x0, &a_.y0, &a_.z0}) deviceFree(*p);
     for (P** p : {&a_.fx, &a_.fy, &a_.fz}) deviceFree(*p);
-    deviceFree(a_.pos), deviceFree(a_.id), deviceFree(a_.ncount), deviceFree(a_.nlist);
+    deviceFree(a_.pos), deviceFree(a_.id), deviceFree(a_.ncount), deviceFree(a_.nlist), deviceFree(binnedPos_);
     deviceFree(keys_), deviceFree(keysSorted_), deviceFree(values_), deviceFree(order_), deviceFree(sortTemp_);
     deviceFree(sendIndices_), deviceFree(sendDev_), deviceFree(recvDev_);
     for (S** p : {&spare_.x, &spare_.y, &spare_.z, &spare_.vx, &spare_.vy, &spare_.vz}) deviceFree(*p);
@@ -984,6 +1061,7 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   std::size_t ownedCap_ = 0, totalCap_ = 0, sendCap_ = 0;
   unsigned *keys_ = nullptr, *keysSorted_ = nullptr;
   int *values_ = nullptr, *order_ = nullptr, *cellStart_ = nullptr;
+  typename Vec4<P>::type* binnedPos_ = nullptr;  // pair positions of all atoms in bin order (buildList)
   unsigned char* sortTemp_ = nullptr;
   std::size_t sortBytes_ = 0;
   std::vector<SwapSlots> swaps_;

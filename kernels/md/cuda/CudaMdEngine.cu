@@ -27,8 +27,8 @@
 // unrolled by 4 so that several index and position loads are in flight. Predicted: 5-10% of its 4.1 ms.
 // Together: ~8.7 -> ~6.2-6.6 ms per step, 1.9 -> ~2.5 G atom-steps/s at 16.4M atoms (target 2.0).
 // Boxes too small for 5 half-range bins per axis (< 2.5 x (cutoff + skin)) keep the former per-bin kernel.
-// The kernels this engine shares with the decomposed one (binning, the per-bin list, forces, integration) are in
-// MdKernels.cuh; the row-wise list build, which needs the periodic box, and the device Nose-Hoover steps stay here.
+// The kernels this engine shares with the decomposed one (binning, forces, integration) are in MdKernels.cuh; the
+// list builds, which walk the periodic box, and the device Nose-Hoover steps stay here.
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 #include <string>
@@ -145,6 +145,45 @@ __global__ void __launch_bounds__(kListWarps * 32)
     a.ncount[i] = m;
     if (m > stride) atomicMax(&ds->overflow, m);
   }
+}
+
+// The list by bins for the small boxes (fewer than 2 reach + 1 bins on some axis, where the row-wise build would name
+// a bin twice), one thread per atom: bins walked modulo the grid, each once, minimum image per candidate.
+template <class S, class P>
+__global__ void buildListBinsKernel(Arrays<S, P> a, BoxParams b, const int* cellStart, P rangeSq, DeviceScalars* ds) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const auto pi = a.pos[i];
+  const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
+  const int c = cellIndexOf<true>(pi.x, pi.y, pi.z, b);
+  const int c3[3] = {c % b.cells[0], (c / b.cells[0]) % b.cells[1], c / (b.cells[0] * b.cells[1])};
+  int lo[3], hi[3];
+  for (int d = 0; d < 3; ++d) {
+    const bool wraps = b.cells[d] < 2 * b.reach + 1;
+    lo[d] = wraps ? 0 : -b.reach;
+    hi[d] = wraps ? b.cells[d] - 1 : b.reach;
+  }
+  int m = 0;
+  for (int oz = lo[2]; oz <= hi[2]; ++oz)
+    for (int oy = lo[1]; oy <= hi[1]; ++oy)
+      for (int ox = lo[0]; ox <= hi[0]; ++ox) {
+        const int nx = (c3[0] + ox + b.cells[0]) % b.cells[0];
+        const int ny = (c3[1] + oy + b.cells[1]) % b.cells[1];
+        const int nz = (c3[2] + oz + b.cells[2]) % b.cells[2];
+        const int nc = nx + b.cells[0] * (ny + b.cells[1] * nz);
+        for (int k = cellStart[nc]; k < cellStart[nc + 1]; ++k) {
+          if (k == i) continue;
+          const auto pj = a.pos[k];
+          const P dx = minimumImage(P(pi.x - pj.x), L[0], H[0]), dy = minimumImage(P(pi.y - pj.y), L[1], H[1]),
+                  dz = minimumImage(P(pi.z - pj.z), L[2], H[2]);
+          if (dx * dx + dy * dy + dz * dz < rangeSq) {
+            if (m < a.stride) a.nlist[static_cast<std::size_t>(m) * a.n + i] = k;
+            ++m;
+          }
+        }
+      }
+  a.ncount[i] = m;
+  if (m > a.stride) atomicMax(&ds->overflow, m);
 }
 
 // Pair-precision positions from the stored ones, leaving the list's reference positions (a restored state); as
@@ -714,8 +753,7 @@ class CudaMdEngine final : public MdEngine {
       HOPSIM_CUDA_CHECK_LAUNCH("buildListKernel");
     } else {
       const double range = interactionRange(config_.lj, config_.skin);
-      buildListBinsKernel<S, P, true><<<blocksFor(n_), kBlock, 0, stream>>>(a_, box_, cellStart_, nullptr,
-                                                                            P(range * range), ds_);
+      buildListBinsKernel<S, P><<<blocksFor(n_), kBlock, 0, stream>>>(a_, box_, cellStart_, P(range * range), ds_);
       HOPSIM_CUDA_CHECK_LAUNCH("buildListBinsKernel");
     }
   }

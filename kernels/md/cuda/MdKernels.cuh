@@ -127,59 +127,6 @@ __device__ __forceinline__ float4 loadVec(const float4* p) {
   return __ldg(p);
 }
 
-// The list by bins, one thread per atom. Periodic: the small boxes of the single-rank engine (fewer than 2 reach + 1
-// bins on some axis, where the row-wise build would name a bin twice), bins walked modulo the grid, minimum image per
-// candidate, atoms stored sorted by bin. Not periodic: a rank's region, bins clipped at its faces, no image; its atoms
-// stay in place (owned first, then ghosts, as the exchange keeps them), so bin slot k holds atom binned[k].
-template <class S, class P, bool Periodic>
-__global__ void buildListBinsKernel(Arrays<S, P> a, BoxParams b, const int* cellStart, const int* binned, P rangeSq,
-                                    DeviceScalars* ds) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  const auto pi = a.pos[i];
-  const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
-  const int c = cellIndexOf<Periodic>(pi.x, pi.y, pi.z, b);
-  const int c3[3] = {c % b.cells[0], (c / b.cells[0]) % b.cells[1], c / (b.cells[0] * b.cells[1])};
-  // With fewer than 2 reach + 1 bins along an axis the offsets would name some bins twice: visit each bin once.
-  int lo[3], hi[3];
-  for (int d = 0; d < 3; ++d) {
-    if constexpr (Periodic) {
-      const bool wraps = b.cells[d] < 2 * b.reach + 1;
-      lo[d] = wraps ? 0 : -b.reach;
-      hi[d] = wraps ? b.cells[d] - 1 : b.reach;
-    } else {
-      lo[d] = max(-b.reach, -c3[d]);
-      hi[d] = min(b.reach, b.cells[d] - 1 - c3[d]);
-    }
-  }
-  int m = 0;
-  for (int oz = lo[2]; oz <= hi[2]; ++oz)
-    for (int oy = lo[1]; oy <= hi[1]; ++oy)
-      for (int ox = lo[0]; ox <= hi[0]; ++ox) {
-        const int nx = (c3[0] + ox + b.cells[0]) % b.cells[0];
-        const int ny = (c3[1] + oy + b.cells[1]) % b.cells[1];
-        const int nz = (c3[2] + oz + b.cells[2]) % b.cells[2];
-        const int nc = nx + b.cells[0] * (ny + b.cells[1] * nz);
-        for (int k = cellStart[nc]; k < cellStart[nc + 1]; ++k) {
-          const int j = Periodic ? k : binned[k];
-          if (j == i) continue;
-          const auto pj = a.pos[j];
-          P dx = P(pi.x - pj.x), dy = P(pi.y - pj.y), dz = P(pi.z - pj.z);
-          if constexpr (Periodic) {
-            dx = minimumImage(dx, L[0], H[0]);
-            dy = minimumImage(dy, L[1], H[1]);
-            dz = minimumImage(dz, L[2], H[2]);
-          }
-          if (dx * dx + dy * dy + dz * dz < rangeSq) {
-            if (m < a.stride) a.nlist[static_cast<std::size_t>(m) * a.n + i] = j;
-            ++m;
-          }
-        }
-      }
-  a.ncount[i] = m;
-  if (m > a.stride) atomicMax(&ds->overflow, m);
-}
-
 struct MaxOp {  // cub::Max is gone from CUDA 13's CUB
   __device__ int operator()(int x, int y) const { return x > y ? x : y; }
 };
