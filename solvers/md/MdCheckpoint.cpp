@@ -56,7 +56,7 @@ void checkCheckpoint(const nlohmann::json& written, const nlohmann::json& here, 
       {"mass", "atom mass"},
       {"potential", "potential"},
       {"precision", "precision"},
-      {"engine", "engine (device.backend and whether the box is decomposed)"},
+      {"engine", "engine (device.backend, device.kernels and whether the box is decomposed)"},
       {"process_grid", "process grid (device.ranks, or the MPI rank count)"}};
   for (const auto& [key, what] : checks) {
     const nlohmann::json theirs = written.value(key, nlohmann::json()), ours = here.at(key);

@@ -154,7 +154,10 @@ MdRunResult run(const MdCase& c, const RunOptions& options, const MdRanks& ranks
   result.plan = planMdDevice(c, options, ranks);
   const std::array<int, 3> processGrid =
       ranks.decomposed() ? decompose(c, ranks.comm).dims() : std::array<int, 3>{1, 1, 1};
+  // The Hopper force path sums pairs in another order and keeps other pair positions (continuous from the last sort)
+  // than the list kernels: a state continues bitwise only on the path that wrote it.
   const std::string engineKind = std::string(result.plan.backend == Backend::Cuda ? "cuda" : "cpu") +
+                                 (result.plan.kernels == KernelVariant::Hopper ? ", kernels hopper" : "") +
                                  (ranks.decomposed() ? ", decomposed" : "");
   if (result.plan.backend == Backend::Cuda) {
     // Before any allocation on the GPU: a case that does not fit is refused with what it needs, not a CUDA error
