@@ -440,7 +440,9 @@ mdtests)
   # The GPU MD tests of hopsim_tests (one rank: portable and Hopper paths), memcheck on the Hopper force test.
   run mdt_hopper_tests 150 $T "[hopper]"
   run mdt_gpu_md_tests 150 $T "[gpu][md]"
-  run mdt_memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "gpu md hopper: forces*" ;;
+  run mdt_memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T "gpu md hopper: forces*"
+  run mdt_racecheck 150 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[md-sanitize]"
+  run mdt_synccheck 150 compute-sanitizer --tool synccheck --error-exitcode 1 $T "[md-sanitize]" ;;
 mdmpimps)
   # The decomposed CUDA MD engine's tests on 2 and 4 ranks, memcheck of the rebuild test on 2, and the 1M-atom bench
   # on 1, 2 and 4 ranks under MPS (ghosts GPU to GPU, and staged on 2), rounds in opposite order.

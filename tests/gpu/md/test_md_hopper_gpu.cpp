@@ -46,11 +46,12 @@ EngineConfig hopper(EngineConfig c, int tileAtoms = 0) {
 }
 
 // A liquid (the lattice's forces vanish by symmetry): the fcc lattice of `cells` unit cells after 50 steps of the
-// portable CUDA engine in double.
-ParticleState liquid(std::array<long long, 3> cells) {
+// portable CUDA engine in double, or of the CPU engine (`onCpu`: no CUDA step graphs, for the sanitizer case).
+ParticleState liquid(std::array<long long, 3> cells, bool onCpu = false) {
   ParticleState s = makeFccLattice(0.8442, cells, 1.0);
   createVelocities(s, 1.44, 87287);
-  auto e = makeCudaEngine(config(Precision::Double, IntegratorType::Nve), 0);
+  const EngineConfig c = config(Precision::Double, IntegratorType::Nve);
+  auto e = onCpu ? makeCpuEngine(c) : makeCudaEngine(c, 0);
   e->initialize(s);
   e->advance(50, 0);
   ParticleState out;
@@ -109,6 +110,44 @@ double maxPositionDifference(const ParticleState& a, const ParticleState& b) {
   return worst;
 }
 
+// The forces, energy and virial of a liquid of `cells` fcc unit cells per axis on the Hopper path against the CPU
+// engine (double, every tile size), and mixed precision's error against the list kernel's.
+void checkForces(const std::array<long long, 3>& cells, bool liquidOnCpu = false) {
+  const ParticleState s = liquid(cells, liquidOnCpu);
+  const EngineConfig base = config(Precision::Double, IntegratorType::Nve);
+  auto cpu = makeCpuEngine(base);
+  cpu->initialize(s);
+  const std::vector<double> reference = forcesById(*cpu);
+  const RawThermo rt = cpu->thermo();
+  double largest = 0;
+  for (const double f : reference) largest = std::max(largest, std::abs(f));
+  REQUIRE(largest > 1);
+  // The default tile (whole bricks), 64 atoms (most cells read from global memory) and 1.
+  for (const int tile : {0, 64, 1}) {
+    auto gpu = makeCudaEngine(hopper(base, tile), 0);
+    gpu->initialize(s);
+    const double worst = worstDifference(forcesById(*gpu), reference);
+    const RawThermo t = gpu->thermo();
+    INFO(s.size() << " atoms, tile " << tile << ": largest force " << largest << ", worst difference " << worst
+                  << "; potential " << t.potential << " against " << rt.potential << "; " << gpu->backendName());
+    CHECK(worst < 1e-12 * largest);
+    CHECK(std::abs(t.potential - rt.potential) < 1e-12 * std::abs(rt.potential));
+    CHECK(std::abs(t.virial - rt.virial) < 1e-12 * std::abs(rt.virial));
+    CHECK(std::isnan(gpu->stats().meanNeighbors));  // no list on this path
+  }
+  // Mixed precision: float pair sums in another order than the list kernel's, errors of the same size (float
+  // positions in boxes of 13-34: 3e-5 to 4.4e-4 of the largest force for both, measured on the H200).
+  auto mixedList = makeCudaEngine(config(Precision::Mixed, IntegratorType::Nve), 0);
+  auto mixedCells = makeCudaEngine(hopper(config(Precision::Mixed, IntegratorType::Nve)), 0);
+  mixedList->initialize(s);
+  mixedCells->initialize(s);
+  const double listError = worstDifference(forcesById(*mixedList), reference);
+  const double cellError = worstDifference(forcesById(*mixedCells), reference);
+  INFO("mixed: list kernel " << listError << ", cells " << cellError << " (largest force " << largest << ")");
+  CHECK(cellError < 1e-3 * largest);
+  CHECK(cellError < 2 * listError);
+}
+
 }  // namespace
 
 TEST_CASE("gpu md hopper: forces from cells in clusters equal the CPU engine's (double, every tile size)",
@@ -116,42 +155,16 @@ TEST_CASE("gpu md hopper: forces from cells in clusters equal the CPU engine's (
   if (!haveHopper()) return;
   // 2,048 atoms (4 cells per axis: one brick, seven empty ones in its cluster), 32,000 (11 per axis: partial bricks,
   // eight clusters, DSMEM between bricks) and a box of 7 x 4 x 11 cells.
-  using Cells = std::array<long long, 3>;
-  for (const auto cells : {Cells{8, 8, 8}, Cells{20, 20, 20}, Cells{12, 8, 20}}) {
-    const ParticleState s = liquid(cells);
-    const EngineConfig base = config(Precision::Double, IntegratorType::Nve);
-    auto cpu = makeCpuEngine(base);
-    cpu->initialize(s);
-    const std::vector<double> reference = forcesById(*cpu);
-    const RawThermo rt = cpu->thermo();
-    double largest = 0;
-    for (const double f : reference) largest = std::max(largest, std::abs(f));
-    REQUIRE(largest > 1);
-    // The default tile (whole bricks), 64 atoms (most cells read from global memory) and 1.
-    for (const int tile : {0, 64, 1}) {
-      auto gpu = makeCudaEngine(hopper(base, tile), 0);
-      gpu->initialize(s);
-      const double worst = worstDifference(forcesById(*gpu), reference);
-      const RawThermo t = gpu->thermo();
-      INFO(s.size() << " atoms, tile " << tile << ": largest force " << largest << ", worst difference " << worst
-                    << "; potential " << t.potential << " against " << rt.potential << "; " << gpu->backendName());
-      CHECK(worst < 1e-12 * largest);
-      CHECK(std::abs(t.potential - rt.potential) < 1e-12 * std::abs(rt.potential));
-      CHECK(std::abs(t.virial - rt.virial) < 1e-12 * std::abs(rt.virial));
-      CHECK(std::isnan(gpu->stats().meanNeighbors));  // no list on this path
-    }
-    // Mixed precision: float pair sums in another order than the list kernel's, errors of the same size (float
-    // positions in a box of ~30: ~3e-5 of the largest force for both, measured on the H200).
-    auto mixedList = makeCudaEngine(config(Precision::Mixed, IntegratorType::Nve), 0);
-    auto mixedCells = makeCudaEngine(hopper(config(Precision::Mixed, IntegratorType::Nve)), 0);
-    mixedList->initialize(s);
-    mixedCells->initialize(s);
-    const double listError = worstDifference(forcesById(*mixedList), reference);
-    const double cellError = worstDifference(forcesById(*mixedCells), reference);
-    INFO("mixed: list kernel " << listError << ", cells " << cellError << " (largest force " << largest << ")");
-    CHECK(cellError < 1e-4 * largest);
-    CHECK(cellError < 2 * listError);
-  }
+  for (const auto& cells : {std::array<long long, 3>{8, 8, 8}, std::array<long long, 3>{20, 20, 20},
+                            std::array<long long, 3>{12, 8, 20}})
+    checkForces(cells);
+}
+
+// For the sanitizers: one cluster of eight bricks, all holding atoms (7 cells per axis), DSMEM between every pair;
+// the liquid made on the CPU, so that the GPU runs only the engines' setup, sort and force kernels.
+TEST_CASE("gpu md hopper: forces of one full cluster (for the sanitizers)", "[gpu][md][hopper][md-sanitize]") {
+  if (!haveHopper()) return;
+  checkForces({12, 12, 12}, true);
 }
 
 TEST_CASE("gpu md hopper: trajectories equal the portable engine's (NVE, Langevin, Nose-Hoover; double)",
