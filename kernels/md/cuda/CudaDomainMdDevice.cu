@@ -801,7 +801,8 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
   void unpackGhostsFromInbox(std::size_t swap, int slot) override {
     const SwapSlots& s = swaps_.at(swap);
     if (s.count == 0) return;
-    const std::size_t offset = static_cast<std::size_t>(slot) * 3 * totalCap_ + 3 * (s.first - owned_);
+    const std::size_t offset =
+        static_cast<std::size_t>(slot) * 3 * totalCap_ + 3 * (s.first - static_cast<std::size_t>(owned_));
     unpackGhostsKernel<S, P><<<blocksFor(static_cast<int>(s.count)), kBlock, 0, stream_>>>(
         a_, recvDev_ + offset, static_cast<int>(s.first), static_cast<int>(s.count));
     HOPSIM_CUDA_CHECK_LAUNCH("unpackGhostsKernel (from the inbox)");
@@ -837,7 +838,9 @@ class CudaDomainMdDevice final : public DomainMdDevice<S> {
     S shift = 0;
     std::size_t sendOffset = 0, sendCount = 0;
     std::size_t first = 0, count = 0;
-    bool self = false;  // filled by copyGhosts() from this rank's own atoms
+    // Filled by copyGhosts() from this rank's own atoms. Set by load() (the host's rebuild) only: firstHalf() tells
+    // a remote swap by its mapped peerInbox instead.
+    bool self = false;
     S* peerInbox = nullptr;  // where the receiver wants these positions (mapPeerInbox()), slot 0
     std::size_t peerSlotStride = 0;  // from there to its slot 1 (S elements)
   };
