@@ -16,6 +16,7 @@
 #include "kernels/md/LjForce.h"
 #include "kernels/md/MdEngine.h"
 #include "kernels/md/PeriodicBox.h"
+#include "kernels/md/cuda/PairVec.cuh"
 
 namespace hopsim::md {
 
@@ -23,14 +24,6 @@ namespace hopsim::md {
 namespace {
 
 constexpr int kBlock = 256;
-
-template <class P> struct Vec4;
-template <> struct Vec4<float> { using type = float4; };
-#if CUDART_VERSION >= 13000
-template <> struct Vec4<double> { using type = double4_32a; };  // CUDA 13 deprecates the ambiguous double4
-#else
-template <> struct Vec4<double> { using type = double4; };
-#endif
 
 // Device-side scalars shared by the kernels of a step (one allocation, so graph nodes see fixed addresses).
 struct DeviceScalars {

@@ -27,20 +27,13 @@
 
 #include "kernels/common/CudaCheck.h"
 #include "kernels/common/HopperPtx.cuh"
+#include "kernels/md/cuda/PairVec.cuh"
 
 namespace hopsim::md {
 
 namespace {
 
 constexpr int kThreads = 256;
-
-template <class P> struct Vec4;
-template <> struct Vec4<float> { using type = float4; };
-#if CUDART_VERSION >= 13000
-template <> struct Vec4<double> { using type = double4_32a; };  // CUDA 13 deprecates the ambiguous double4
-#else
-template <> struct Vec4<double> { using type = double4; };
-#endif
 
 // Registers left to ptxas (48 in float, 64 in double, a few spilled bytes): asking for 4 blocks per SM (56-63
 // registers, no spills) measured 17% slower at 1M atoms (1.34 against 1.15 ms; fewer resident warps).

@@ -7,6 +7,7 @@
 
 #include "CatchCompat.h"
 #include "HaveGpu.h"
+#include "MdEngineChecks.h"
 #include "kernels/common/DeviceInfo.h"
 #include "solvers/md/FccLattice.h"
 #include "kernels/md/MdEngine.h"
@@ -18,21 +19,11 @@ using namespace hopsim::md;
 
 namespace {
 
+using hopsim::testing::forcesById;
 using hopsim::testing::haveGpu;
+using hopsim::testing::maxPositionDifference;
 
-EngineConfig benchConfig(Precision p, IntegratorType type) {
-  EngineConfig c;
-  c.precision = p;
-  c.lj = LjSettings{1.0, 1.0, 2.5, false, false};
-  c.skin = 0.3;
-  c.integrator.type = type;
-  c.integrator.dt = 0.005;
-  c.integrator.temperature = 1.0;
-  c.integrator.damping = 0.5;
-  c.integrator.tau = 0.5;
-  c.integrator.seed = 99;
-  return c;
-}
+using hopsim::testing::ljBenchConfig;
 
 ParticleState start(int cells) {
   ParticleState s = makeFccLattice(0.8442, {cells, cells, cells}, 1.0);
@@ -53,20 +44,6 @@ Outcome run(MdEngine& e, const ParticleState& s, long long steps) {
   e.download(o.state);
   sortById(o.state);
   return o;
-}
-
-double maxPositionDifference(const ParticleState& a, const ParticleState& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double* pa[3] = {&a.x[i], &a.y[i], &a.z[i]};
-    const double* pb[3] = {&b.x[i], &b.y[i], &b.z[i]};
-    for (int d = 0; d < 3; ++d) {
-      double diff = std::abs(*pa[d] - *pb[d]);
-      diff = std::min(diff, std::abs(a.box.length[d] - diff));  // across the periodic boundary
-      worst = std::max(worst, diff);
-    }
-  }
-  return worst;
 }
 
 struct Agreement {
@@ -116,23 +93,8 @@ void compareEngines(const ParticleState& s, EngineConfig gpuConfig, long long st
   }
 }
 
-// Forces of every atom in id order (forces() reports them in the engine's order, download() tells whose).
-std::vector<double> forcesById(MdEngine& e) {
-  ParticleState s;
-  e.download(s);
-  std::vector<double> f[3];
-  e.forces(f[0], f[1], f[2]);
-  std::vector<std::size_t> order(s.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.id[a] < s.id[b]; });
-  std::vector<double> out;
-  for (const std::size_t k : order)
-    for (int d = 0; d < 3; ++d) out.push_back(f[d][k]);
-  return out;
-}
-
 void compareEngines(IntegratorType type, Precision gpuPrecision, double positionTol, double thermoTol) {
-  compareEngines(start(8), benchConfig(gpuPrecision, type), 100, 100, {positionTol, thermoTol});  // 2,048 atoms
+  compareEngines(start(8), ljBenchConfig(gpuPrecision, type), 100, 100, {positionTol, thermoTol});  // 2,048 atoms
 }
 
 }  // namespace
@@ -145,7 +107,7 @@ TEST_CASE("gpu md: CUDA and CPU trajectories agree in double (NVE, 100 steps)", 
 TEST_CASE("gpu md: the force kernel with 1 to 32 threads per atom agrees with the CPU engine", "[gpu][md]") {
   if (!haveGpu()) return;
   // A liquid state (the lattice's forces vanish by symmetry): 2,048 atoms after 50 CPU steps.
-  const EngineConfig config = benchConfig(Precision::Double, IntegratorType::Nve);
+  const EngineConfig config = ljBenchConfig(Precision::Double, IntegratorType::Nve);
   auto cpu = makeCpuEngine(config);
   cpu->initialize(start(8));
   cpu->advance(50, 0);
@@ -190,7 +152,7 @@ TEST_CASE("gpu md: the list grows inside the step graphs (a build overflows, the
   // 80 entries per atom: the lattice's 78 neighbours within cutoff + skin fit at the first build, the liquid's
   // (up to ~87) do not, so a build inside the step graphs overflows; the trajectory and the build count must still
   // be the CPU engine's. In chunks of 25 steps and of 100.
-  EngineConfig c = benchConfig(Precision::Double, IntegratorType::Nve);
+  EngineConfig c = ljBenchConfig(Precision::Double, IntegratorType::Nve);
   c.initialListStride = 80;
   for (const long long chunk : {25LL, 100LL}) {
     compareEngines(start(8), c, 100, chunk, {1e-9, 1e-10});
@@ -219,7 +181,7 @@ TEST_CASE("gpu md: NVT averages agree between CUDA (mixed) and CPU (double)", "[
   double mean[2] = {0, 0};
   int k = 0;
   for (Precision p : {Precision::Double, Precision::Mixed}) {
-    auto cfg = benchConfig(p, IntegratorType::Langevin);
+    auto cfg = ljBenchConfig(p, IntegratorType::Langevin);
     auto e = p == Precision::Double ? makeCpuEngine(cfg) : makeCudaEngine(cfg, 0);
     e->initialize(s);
     e->advance(2000, 0);
@@ -241,7 +203,7 @@ TEST_CASE("gpu md: list build edge cases agree with the CPU (smallest boxes, bin
   // 256 atoms, box 6.72 < 2.5 (cutoff + skin): too small for half-range bins, the small-box kernel.
   ParticleState small = makeFccLattice(0.8442, {4, 4, 4}, 1.0);
   createVelocities(small, 1.44, 87287);
-  compareEngines(small, benchConfig(Precision::Double, IntegratorType::Nve), 100, 100, {1e-9, 1e-10});
+  compareEngines(small, ljBenchConfig(Precision::Double, IntegratorType::Nve), 100, 100, {1e-9, 1e-10});
   // 256 atoms in a box of exactly 7 = 5 bins of (cutoff + skin) / 2: search spans of 6 bins are cut to 5.
   ParticleState exact = makeFccLattice(256.0 / 343.0, {4, 4, 4}, 1.0);
   for (int d = 0; d < 3; ++d) {
@@ -251,8 +213,8 @@ TEST_CASE("gpu md: list build edge cases agree with the CPU (smallest boxes, bin
     exact.box.length[d] = 7.0;
   }
   createVelocities(exact, 1.44, 87287);
-  compareEngines(exact, benchConfig(Precision::Double, IntegratorType::Nve), 100, 100, {1e-9, 1e-10});
-  compareEngines(exact, benchConfig(Precision::Mixed, IntegratorType::Nve), 100, 100, {1e-3, 1e-4});
+  compareEngines(exact, ljBenchConfig(Precision::Double, IntegratorType::Nve), 100, 100, {1e-9, 1e-10});
+  compareEngines(exact, ljBenchConfig(Precision::Mixed, IntegratorType::Nve), 100, 100, {1e-3, 1e-4});
 }
 
 TEST_CASE("gpu md: NIST validation state point, CUDA and CPU trajectories agree (Langevin, cutoff 3, list growth)",
@@ -264,7 +226,7 @@ TEST_CASE("gpu md: NIST validation state point, CUDA and CPU trajectories agree 
   // the two trajectories would part here.
   ParticleState s = makeFccLattice(0.86, {5, 5, 5}, 1.0);
   createVelocities(s, 0.85, 4928);
-  EngineConfig c = benchConfig(Precision::Double, IntegratorType::Langevin);
+  EngineConfig c = ljBenchConfig(Precision::Double, IntegratorType::Langevin);
   c.lj = LjSettings{1.0, 1.0, 3.0, false, true};
   c.integrator.temperature = 0.85;
   c.integrator.damping = 1.0;
@@ -278,7 +240,7 @@ TEST_CASE("gpu md: CUDA engine reports measured phase times, never zeros", "[gpu
   if (!haveGpu()) return;
   const ParticleState s = start(8);
   for (bool timed : {false, true}) {
-    EngineConfig c = benchConfig(Precision::Mixed, IntegratorType::Nve);
+    EngineConfig c = ljBenchConfig(Precision::Mixed, IntegratorType::Nve);
     c.timePhases = timed;
     auto e = makeCudaEngine(c, 0);
     e->initialize(s);

@@ -8,6 +8,7 @@
 
 #include "CatchCompat.h"
 #include "HaveGpu.h"
+#include "MdEngineChecks.h"
 #include "kernels/common/DeviceInfo.h"
 #include "kernels/md/MdEngine.h"
 #include "kernels/md/VelocityInit.h"
@@ -19,24 +20,15 @@ using namespace hopsim::md;
 
 namespace {
 
+using hopsim::testing::forcesById;
+using hopsim::testing::maxPositionDifference;
+
+using hopsim::testing::ljBenchConfig;
+
 bool haveHopper() {
   if (!hopsim::testing::haveGpu()) return false;
   const auto gpus = hopsim::cudaDevices();
   return !gpus.empty() && gpus[0].ccMajor >= 9 && gpus[0].clusterLaunch;
-}
-
-EngineConfig config(Precision p, IntegratorType type) {
-  EngineConfig c;
-  c.precision = p;
-  c.lj = LjSettings{1.0, 1.0, 2.5, false, false};
-  c.skin = 0.3;
-  c.integrator.type = type;
-  c.integrator.dt = 0.005;
-  c.integrator.temperature = 1.0;
-  c.integrator.damping = 0.5;
-  c.integrator.tau = 0.5;
-  c.integrator.seed = 99;
-  return c;
 }
 
 EngineConfig hopper(EngineConfig c, int tileAtoms = 0) {
@@ -50,26 +42,12 @@ EngineConfig hopper(EngineConfig c, int tileAtoms = 0) {
 ParticleState liquid(std::array<long long, 3> cells, bool onCpu = false) {
   ParticleState s = makeFccLattice(0.8442, cells, 1.0);
   createVelocities(s, 1.44, 87287);
-  const EngineConfig c = config(Precision::Double, IntegratorType::Nve);
+  const EngineConfig c = ljBenchConfig(Precision::Double, IntegratorType::Nve);
   auto e = onCpu ? makeCpuEngine(c) : makeCudaEngine(c, 0);
   e->initialize(s);
   e->advance(50, 0);
   ParticleState out;
   e->download(out);
-  return out;
-}
-
-std::vector<double> forcesById(MdEngine& e) {
-  ParticleState s;
-  e.download(s);
-  std::vector<double> f[3];
-  e.forces(f[0], f[1], f[2]);
-  std::vector<std::size_t> order(s.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.id[a] < s.id[b]; });
-  std::vector<double> out;
-  for (const std::size_t k : order)
-    for (int d = 0; d < 3; ++d) out.push_back(f[d][k]);
   return out;
 }
 
@@ -98,23 +76,11 @@ Run run(const EngineConfig& c, const ParticleState& s, long long steps, long lon
   return r;
 }
 
-double maxPositionDifference(const ParticleState& a, const ParticleState& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double da[3] = {a.x[i], a.y[i], a.z[i]}, db[3] = {b.x[i], b.y[i], b.z[i]};
-    for (int d = 0; d < 3; ++d) {
-      const double diff = std::abs(da[d] - db[d]);
-      worst = std::max(worst, std::min(diff, std::abs(a.box.length[d] - diff)));
-    }
-  }
-  return worst;
-}
-
 // The forces, energy and virial of a liquid of `cells` fcc unit cells per axis on the Hopper path against the CPU
 // engine (double, every tile size), and mixed precision's error against the list kernel's.
 void checkForces(const std::array<long long, 3>& cells, bool liquidOnCpu = false) {
   const ParticleState s = liquid(cells, liquidOnCpu);
-  const EngineConfig base = config(Precision::Double, IntegratorType::Nve);
+  const EngineConfig base = ljBenchConfig(Precision::Double, IntegratorType::Nve);
   auto cpu = makeCpuEngine(base);
   cpu->initialize(s);
   const std::vector<double> reference = forcesById(*cpu);
@@ -137,8 +103,8 @@ void checkForces(const std::array<long long, 3>& cells, bool liquidOnCpu = false
   }
   // Mixed precision: float pair sums in another order than the list kernel's, errors of the same size (float
   // positions in boxes of 13-34: 3e-5 to 4.4e-4 of the largest force for both, measured on the H200).
-  auto mixedList = makeCudaEngine(config(Precision::Mixed, IntegratorType::Nve), 0);
-  auto mixedCells = makeCudaEngine(hopper(config(Precision::Mixed, IntegratorType::Nve)), 0);
+  auto mixedList = makeCudaEngine(ljBenchConfig(Precision::Mixed, IntegratorType::Nve), 0);
+  auto mixedCells = makeCudaEngine(hopper(ljBenchConfig(Precision::Mixed, IntegratorType::Nve)), 0);
   mixedList->initialize(s);
   mixedCells->initialize(s);
   const double listError = worstDifference(forcesById(*mixedList), reference);
@@ -173,7 +139,7 @@ TEST_CASE("gpu md hopper: trajectories equal the portable engine's (NVE, Langevi
   const ParticleState s = liquid({20, 20, 20});
   for (const IntegratorType type : {IntegratorType::Nve, IntegratorType::Langevin, IntegratorType::NoseHoover}) {
     for (const long long chunk : {25LL, 200LL}) {
-      const EngineConfig c = config(Precision::Double, type);
+      const EngineConfig c = ljBenchConfig(Precision::Double, type);
       const Run list = run(c, s, 200, chunk), cells = run(hopper(c), s, 200, chunk);
       const double dx = maxPositionDifference(list.state, cells.state);
       INFO("integrator " << static_cast<int>(type) << ", chunk " << chunk << ": position difference " << dx
@@ -187,7 +153,7 @@ TEST_CASE("gpu md hopper: trajectories equal the portable engine's (NVE, Langevi
     }
   }
   // Mixed precision: the energy drift over 2,000 NVE steps is the list kernel's.
-  const EngineConfig mixed = config(Precision::Mixed, IntegratorType::Nve);
+  const EngineConfig mixed = ljBenchConfig(Precision::Mixed, IntegratorType::Nve);
   const Run start0 = run(mixed, s, 0, 1);
   const Run list = run(mixed, s, 2000, 500), cells = run(hopper(mixed), s, 2000, 500);
   const double e0 = start0.thermo.etotal;
