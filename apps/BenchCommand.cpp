@@ -89,7 +89,12 @@ int benchCommand(const BenchArgs& args, const RunOptions& options) {
       if (!args.layouts.empty()) throw InputError("--layouts applies to LBM cases; an MD case has no population layout");
       lbmCase = false;
       RunOptions md = options;
-      for (const auto& k : args.kernels) md.kernels = *kernelVariantFrom(k);  // planMdDevice refuses hopper
+      // One MD bench measures one kernel family (planMdDevice refuses hopper where it cannot run): a list would
+      // otherwise measure only its last entry.
+      if (args.kernels.size() > 1)
+        throw InputError("--kernels takes one variant for an MD case (portable or hopper); run the bench once per "
+                         "variant to compare them");
+      if (!args.kernels.empty()) md.kernels = *kernelVariantFrom(args.kernels.front());
       md::BenchOptions b;
       b.steps = args.steps;
       b.repeats = args.repeats;

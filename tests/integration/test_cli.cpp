@@ -142,11 +142,15 @@ TEST_CASE("every command exits by one table: 0 done, 2 bad input (CLI11's errors
   CHECK(r.output.find("foo") != std::string::npos);
   CHECK(runHopsim("bench --repeats 0").code == 2);
 
-  // The Hopper MD force path on the cpu backend is refused, not ignored; so is a box too small for it.
-  r = runHopsim("run " + source("inputs/md/lj_liquid.yaml") + " --kernels hopper --backend cpu --set run.steps=1 " +
-                "--output " + (dir / "md_hopper").string());
+  // The Hopper MD force path (the example case asks for it) on the cpu backend is refused, not ignored; an MD bench
+  // given two kernel variants is refused too (it would measure one).
+  r = runHopsim("run " + source("inputs/md/lj_liquid_hopper.yaml") + " --backend cpu --set run.steps=1 --output " +
+                (dir / "md_hopper").string());
   CHECK(r.code == 2);
   CHECK(r.output.find("needs the cuda backend") != std::string::npos);
+  r = runHopsim("bench " + source("inputs/md/lj_liquid.yaml") + " --kernels portable,hopper --steps 1 --repeats 1");
+  CHECK(r.code == 2);
+  CHECK(r.output.find("--kernels takes one variant for an MD case") != std::string::npos);
   r = runHopsim("bench " + source("inputs/md/lj_liquid.yaml") + " --layouts in-place --steps 1 --repeats 1");
   CHECK(r.code == 2);
   CHECK(r.output.find("--layouts") != std::string::npos);
