@@ -265,6 +265,32 @@ halo)
   fi
   run halo_memcheck_2 90 $M -n 2 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/hopsim_mpi_tests \
     "decomposed LBM on the GPU*" ;;
+mpihopper)
+  # Issue 19, the Hopper LBM kernels split over ranks sharing the GPU: the bitwise tests on 1, 2 and 4 ranks, then
+  # memcheck and racecheck on 2 (HOPSIM_TEST_QUICK: the first grid of each case only).
+  for n in 1 2 4; do run "mpih_tests_$n" 150 $M -n $n build/tests/hopsim_mpi_tests "[hopper]"; done
+  run mpih_memcheck_2 150 $M -n 2 -x HOPSIM_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 1 \
+    build/tests/hopsim_mpi_tests "[hopper]"
+  run mpih_racecheck_2 200 $M -n 2 -x HOPSIM_TEST_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 1 \
+    build/tests/hopsim_mpi_tests "[hopper]" ;;
+mpihbench)
+  # Issue 19's figures under MPS, `--kernels portable,hopper` in one process per rank count, two rounds: D2Q9 FP32
+  # 4096^2 periodic (the temporal kernel, ghost layers 4 deep), D3Q19 FP32 256^3 periodic at 2 steps per launch,
+  # and the bounded row, the 3-D cavity 256^3 FP32 (the cluster kernel on the interior).
+  startMps
+  for round in 1 2; do
+    for n in 1 2 4; do
+      run "mpih_d2q9_${n}r_$round" 90 $M -n $n $B bench/lbm_d2q9_4096_single.yaml --kernels portable,hopper \
+        --repeats 3 --json "$R/mpih_d2q9_${n}r_$round.json"
+    done
+  done
+  for n in 1 2; do
+    run "mpih_d3q19_${n}r" 90 $M -n $n -x HOPSIM_HOPPER_STEPS=2 $B bench/lbm_d3q19_256_single.yaml \
+      --kernels portable,hopper --repeats 3 --json "$R/mpih_d3q19_${n}r.json"
+    run "mpih_cavity_${n}r" 90 $M -n $n $B bench/lbm_cavity3d_256_single.yaml --kernels portable,hopper \
+      --repeats 3 --json "$R/mpih_cavity_${n}r.json"
+  done
+  echo quit | nvidia-cuda-mps-control ;;
 bounded)
   # The bounded benchmark cases (bench/lbm_{cavity,channel}*.yaml) in FP32 and FP16 storage, portable and Hopper
   # kernels, then ncu of the 3-D cavity's kernels: time, DRAM bytes, instructions, occupancy, load efficiency.

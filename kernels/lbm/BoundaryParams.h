@@ -23,7 +23,8 @@ struct FaceParams {
 };
 
 // The box a backend holds. Without decomposition that is the whole domain. In a decomposed run (several MPI
-// ranks) it is this rank's sub-box plus a ghost layer one cell deep beyond each face shared with another rank:
+// ranks) it is this rank's sub-box plus a ghost layer beyond each face shared with another rank, one cell deep (k
+// deep where the Hopper temporal kernel makes k steps between exchanges):
 // ghost cells carry the neighbour's flags and, after each halo exchange, the populations that stream out of it;
 // they are never updated here. `periodic` stays the global domain's: an axis split over ranks has ghost layers on
 // both sides where it is periodic, so owned cells never wrap, and gather() only ever crosses the domain's own faces.
@@ -32,7 +33,7 @@ struct DomainParams {
   int n[3] = {1, 1, 1};       // cells of the box held, ghost layers included
   long long cells = 1;
   int periodic[3] = {1, 1, 1};
-  int ghost[6] = {0, 0, 0, 0, 0, 0};  // ghost layer depth (0 or 1) beyond each face, 2 * axis + side
+  int ghost[6] = {0, 0, 0, 0, 0, 0};  // ghost layer depth (0, 1 or k) beyond each face, 2 * axis + side
   int origin[3] = {0, 0, 0};  // global coordinates of local cell (0, 0, 0)
   int global[3] = {1, 1, 1};  // cells of the whole domain
   FaceParams<T> face[6];  // 2 * axis + (0: minus face, 1: plus face)

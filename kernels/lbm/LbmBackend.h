@@ -176,6 +176,11 @@ class LbmBackend {
   // is a plain step.
   virtual void advanceShellFirst(bool forcesOnThisStep) { advance(1, forcesOnThisStep); }
 
+  // Steps that one halo exchange serves in a decomposed run. 1: advanceShellFirst() and an exchange every step.
+  // k > 1 (ghost layers k cells deep, the Hopper temporal kernel): advance() of up to k steps, then an exchange of
+  // the k-deep layers; the step does not overlap the exchange.
+  virtual int stepsPerExchange() const { return 1; }
+
   // Halo exchange of a decomposed run (domain.ghost set; see kernels/lbm/Halo.h for what crosses a face). The
   // buffers belong to the backend (pinned host memory on a GPU) so that MPI sends and receives them in place.
   // packHalo(face) fills and returns the outgoing data of `face`; the neighbour's data for the ghost plane beyond

@@ -31,18 +31,29 @@ int computeCapability(int gpu) {
   return 0;
 }
 
-// Why the temporal kernel cannot run `s`, or empty where it can: it needs every cell bulk (periodic on every axis of
-// the lattice, no solid cell, one rank) and 32-bit population indices.
-std::string temporalRefusal(const LbmSetup& s) {
+// Why the temporal kernel cannot run `s` at `steps` steps per launch, or empty where it can: it needs every cell
+// bulk (periodic on every axis of the lattice, no solid cell) and 32-bit population indices. A box split over MPI
+// ranks runs it with ghost layers `steps` cells deep, exchanged after each launch: each rank must own at least as
+// many cells along a split axis (its neighbours' ghost layers are its own cells), and one step per launch is left to
+// the cluster kernel, whose shell-first step overlaps the exchange.
+std::string temporalRefusal(const LbmSetup& s, int steps) {
   if (!hopperKernelsBuilt(s.lattice, s.precision))
     return fmt::format("no temporal kernel is built for {} {}", toString(s.lattice), toString(s.precision));
-  if (s.domain.hasGhosts()) return "the domain is split over MPI ranks";
   for (int a = 0; a < dimensionsOf(s.lattice); ++a)
     if (!s.domain.periodic[a]) return "the box is not periodic on every axis or has solid cells";
   if (std::any_of(s.flags.begin(), s.flags.end(), [](std::uint8_t f) { return f != kFluid; }))
     return "the box is not periodic on every axis or has solid cells";
-  if (static_cast<double>(populationCount(s.lattice)) * static_cast<double>(s.domain.cells) > 4294967295.0)
-    return "more than 2^32 populations";
+  double cells = 1;  // the box with its ghost layers as deep as the kernel needs
+  for (int a = 0; a < 3; ++a) {
+    const int lo = s.domain.ghost[2 * a], hi = s.domain.ghost[2 * a + 1];
+    const int owned = s.domain.n[a] - lo - hi;
+    if ((lo || hi) && steps < 2) return "one step per launch on a domain split over MPI ranks";
+    if ((lo || hi) && owned < steps)
+      return fmt::format("a rank owns {} cells along {}, fewer than the {} steps per launch its neighbours' ghost "
+                         "layers need", owned, "xyz"[a], steps);
+    cells *= owned + (lo ? steps : 0) + (hi ? steps : 0);
+  }
+  if (static_cast<double>(populationCount(s.lattice)) * cells > 4294967295.0) return "more than 2^32 populations";
   return {};
 }
 
@@ -50,10 +61,13 @@ std::string temporalRefusal(const LbmSetup& s) {
 // (docs/performance.md, "Temporal blocking", 2026-11-29): the temporal kernel, 4 steps per launch, on periodic
 // solid-free D2Q9 boxes in single precision (2.0x: 109,383 vs 54,432 MLUPS at 4096^2). D3Q19's temporal kernel
 // (23,632 vs 25,720 at 256^3) and the cluster kernel on every case (0.33-0.56x) measured slower. With Smagorinsky
-// LES the D2Q9 temporal kernel measured 1.33x portable (60,352 vs 45,416 MLUPS at 4096^2, 2026-12-02).
+// LES the D2Q9 temporal kernel measured 1.33x portable (60,352 vs 45,416 MLUPS at 4096^2, 2026-12-02). Split over
+// ranks sharing the H200 (MPS), with ghost layers 4 deep, it measured 1.94x the portable decomposed run at 4096^2
+// (2 ranks 98,034 vs 50,446 MLUPS, 4 ranks 81,107 vs 41,835; docs/performance.md, "Hopper kernels in decomposed
+// runs", 2026-12-04); where a rank owns fewer than 4 cells along a split axis the temporal kernel refuses the case.
 bool hopperMeasuredFaster(const LbmSetup& s, const KernelPlan& k, int cc) {
   return cc >= 9 && s.lattice == LatticeKind::D2Q9 && s.precision == Precision::Single &&
-         k.layout == StreamingLayout::TwoLattice && temporalRefusal(s).empty();
+         k.layout == StreamingLayout::TwoLattice && temporalRefusal(s, autoTemporalSteps(s.lattice)).empty();
 }
 
 void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
@@ -63,9 +77,6 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
     throw InputError(fmt::format("device.kernels: hopper needs a Hopper GPU (compute capability 9.0 or newer: thread "
                                  "block clusters, TMA); GPU {} is {}.x: use device.kernels: portable or auto",
                                  plan.gpu, cc));
-  if (s.domain.hasGhosts())
-    throw InputError("the Hopper LBM kernels do not run a domain split over MPI ranks yet; use device.kernels: "
-                     "portable (or auto) with several ranks");
   if (k.layout == StreamingLayout::InPlace) {
     k.layout = StreamingLayout::TwoLattice;
     k.note += "; in-place layout not used: the Hopper kernels run two lattices";
@@ -79,7 +90,8 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   // update where no Hopper kernel is built; a step count asked for where the temporal kernel cannot run is an error.
   const int asked = o.hopperSteps;
   const bool explicitSteps = asked == 1 || asked == 2 || asked == 4;
-  const std::string refusal = temporalRefusal(s);
+  const int steps = explicitSteps ? asked : autoTemporalSteps(s.lattice);
+  const std::string refusal = temporalRefusal(s, steps);
   if (explicitSteps && !refusal.empty())
     throw InputError(fmt::format("HOPSIM_HOPPER_STEPS={}: the temporal kernel cannot run this case ({}); leave it "
                                  "to auto or off", asked, refusal));
@@ -92,11 +104,13 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   if (asked == DeviceOverrides::kStepsOff || !refusal.empty()) {
     k.bulk = BulkUpdate::HopperCluster;
     k.wallsInBulk = k.openInBulk = false;  // the cluster kernel's tiles hold bulk cells only
+    if (s.domain.hasGhosts() && asked != DeviceOverrides::kStepsOff)
+      k.note += "; temporal kernel not used: " + refusal;
     return;
   }
   k.bulk = BulkUpdate::HopperTemporal;
   k.wallsInBulk = k.openInBulk = false;
-  k.stepsPerLaunch = explicitSteps ? asked : autoTemporalSteps(s.lattice);
+  k.stepsPerLaunch = steps;
   const int cluster = o.temporalCluster;
   const bool clusters = dimensionsOf(s.lattice) == 3 && k.stepsPerLaunch == 2;
   if (cluster > 1 && !(clusters && (cluster == 4 || cluster == 8)))
@@ -182,11 +196,13 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
     const bool hopper = hopperMeasuredFaster(s, k, cc);
     plan.kernels = hopper ? KernelVariant::Hopper : KernelVariant::Portable;
     plan.why += hopper ? "; kernels auto: hopper (the temporal kernel measured 2.0x portable on periodic "
-                         "solid-free D2Q9 FP32 boxes)"
+                         "solid-free D2Q9 FP32 boxes, 1.9x split over ranks)"
                        : "; kernels auto: portable (the fastest measured for this case)";
   }
   if (plan.kernels == KernelVariant::Hopper) planHopper(plan, s, cc);
 }
+
+int ghostDepth(const KernelPlan& k) { return k.bulk == BulkUpdate::HopperTemporal ? k.stepsPerLaunch : 1; }
 
 nlohmann::json planJson(const DevicePlan& plan) {
   nlohmann::json j = toJson(plan);

@@ -223,7 +223,7 @@ LbmPartition wholeDomain(const LbmCase& c) {
   return p;
 }
 
-LbmPartition partitionOf(const LbmCase& c, const Decomposition& d) {
+LbmPartition partitionOf(const LbmCase& c, const Decomposition& d, int ghostDepth) {
   LbmPartition p;
   for (int a = 0; a < 3; ++a) {
     const auto [first, last] = d.cellRange(a, c.cells[a]);
@@ -234,7 +234,7 @@ LbmPartition partitionOf(const LbmCase& c, const Decomposition& d) {
       offset[a] = side ? 1 : -1;
       const int r = d.dims()[a] > 1 ? d.neighbor(offset[0], offset[1], offset[2]) : mpi::kNoRank;
       p.neighbor[2 * a + side] = r;
-      p.ghost[2 * a + side] = r == mpi::kNoRank ? 0 : 1;
+      p.ghost[2 * a + side] = r == mpi::kNoRank ? 0 : ghostDepth;
     }
   }
   return p;
@@ -281,6 +281,9 @@ LbmSetup buildSetup(const LbmCase& c, const LbmPartition& part, int meshGpu) {
         !c.periodic[f / 2] && (b.type == BoundaryType::VelocityInlet || b.type == BoundaryType::PressureOutlet);
     if (open && d.hasGhosts()) s.haloAllPopulations = true;
   }
+  // Ghost layers deeper than one cell feed several steps: every population of them travels.
+  for (int f = 0; f < 6; ++f)
+    if (d.ghost[f] > 1) s.haloAllPopulations = true;
   // A quadratic link with q >= 1/2 reads f*_i at x + c_i, an outgoing population where x + c_i is a ghost cell,
   // which the halo then carries too. (One ghost layer: where x + 2 c_i lies beyond it, the link is linear.)
   if (d.hasGhosts() && std::any_of(c.obstacles.begin(), c.obstacles.end(), [](const Obstacle& ob) {
@@ -385,6 +388,13 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
   }
   if (plan_.backend == Backend::Cuda) {
     planLbmKernels(plan_, setup);
+    // The temporal kernel's k steps per launch need ghost layers k deep: the box is set up again with them (the
+    // kernel runs solid-free periodic boxes only, so nothing is voxelised twice).
+    if (const int depth = ghostDepth(plan_.lbm); decomposed() && depth > 1) {
+      part_ = partitionOf(c, *decomposition_, depth);
+      setup = buildSetup(c, part_, plan_.gpu);
+      setup.layout = StreamingLayout::TwoLattice;
+    }
     backend_ = makeCudaBackend(setup, plan_);
   } else {
     backend_ = makeCpuBackend(setup);
@@ -448,10 +458,23 @@ void LbmSimulation::advance(long long steps, bool forcesOnLastStep) {
     backend_->advance(steps, forcesOnLastStep);
   } else {
     // The ghost layers start from the initial state at their global cells; after each step the exchange brings
-    // them up to date, overlapping the update of the cells that do not border them.
-    for (long long s = 0; s < steps; ++s) {
-      backend_->advanceShellFirst(forcesOnLastStep && s == steps - 1);
-      if (!haloSkipped()) exchangeHalo();
+    // them up to date, overlapping the update of the cells that do not border them. Ghost layers k deep serve k
+    // steps (one launch of the temporal kernel), then all k planes are exchanged.
+    const int k = backend_->stepsPerExchange();
+    if (k > 1) {
+      for (long long s = 0; s < steps; s += k) {
+        const long long m = std::min<long long>(k, steps - s);
+        backend_->advance(m, forcesOnLastStep && s + m == steps);
+        if (haloSkipped()) continue;
+        // The exchange's packs wait for the launch anyway; waited for here, it stays out of the exchange's time.
+        backend_->finish();
+        exchangeHalo();
+      }
+    } else {
+      for (long long s = 0; s < steps; ++s) {
+        backend_->advanceShellFirst(forcesOnLastStep && s == steps - 1);
+        if (!haloSkipped()) exchangeHalo();
+      }
     }
   }
   step_ += steps;

@@ -28,8 +28,9 @@ struct LbmPartition {
 
 // The whole domain as one part (one rank).
 LbmPartition wholeDomain(const LbmCase& c);
-// This rank's part of the domain on a process grid.
-LbmPartition partitionOf(const LbmCase& c, const Decomposition& d);
+// This rank's part of the domain on a process grid, with ghost layers `ghostDepth` cells deep beyond the faces it
+// shares with other ranks (1; the Hopper temporal kernel's k steps per launch need k).
+LbmPartition partitionOf(const LbmCase& c, const Decomposition& d, int ghostDepth = 1);
 
 // Cell flags of a case: fluid, or obstacle k (a cell is inside a shape when its centre is); the whole domain.
 std::vector<std::uint8_t> buildFlags(const LbmCase& c);

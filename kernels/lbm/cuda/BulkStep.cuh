@@ -21,7 +21,7 @@ struct BulkTarget {
   S* f[2] = {nullptr, nullptr};  // f[1] is null in place (one array, the AA pattern)
   bool inPlace = false;
   bool wide = false;             // 64-bit population indices
-  bool everyCellBulk = false;    // periodic on every axis, no solid cell, no ghost layer
+  bool everyCellBulk = false;    // periodic on every axis, no solid cell (ghost cells aside)
   dim3 grid, block;              // one thread per cell, blocks of `block`
   std::string deviceName;
   int multiProcessors = 0;

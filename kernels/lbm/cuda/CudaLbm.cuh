@@ -77,6 +77,12 @@ class CudaLbm final : public LbmBackend {
     listBoundaryCells(s.curved);
     initialise(s);
     bulk_ = makeBulk();
+    deepHalo_ = p_.hasGhosts() && bulk_->stepsPerLaunch() > 1;
+    for (int f = 0; f < 6; ++f)
+      if (p_.ghost[f] && p_.ghost[f] != (deepHalo_ ? bulk_->stepsPerLaunch() : 1))
+        throw std::logic_error("ghost layers " + std::to_string(p_.ghost[f]) + " cells deep for a bulk update of " +
+                               std::to_string(bulk_->stepsPerLaunch()) + " steps per launch (the solver's job)");
+    if (deepHalo_ && !haloAll_) throw std::logic_error("deep ghost layers carry every population (the solver's job)");
     wallsInBulk_ = plan_.wallsInBulk && bulk_->takesWalls() && !p_.hasGhosts();
     if (plan_.openMoments && !inPlace_ && !p_.hasGhosts()) {
       openMoments_ = openFaceLayout(p_);
@@ -120,9 +126,13 @@ class CudaLbm final : public LbmBackend {
                            ? ", boundary passes on a side stream beside the bulk update"
                            : "") +
                       ", graphs of " + std::to_string(plan_.graphSteps) + " steps" + plan_.note;
-    if (p_.hasGhosts())
-      out += "; decomposed: ghost layers on " + std::to_string(p_.ghost[0] + p_.ghost[1] + p_.ghost[2] + p_.ghost[3] +
-                                                                p_.ghost[4] + p_.ghost[5]) +
+    int faces = 0;
+    for (int f = 0; f < 6; ++f) faces += p_.ghost[f] ? 1 : 0;
+    if (deepHalo_)
+      out += "; decomposed: ghost layers " + std::to_string(bulk_->stepsPerLaunch()) + " cells deep on " +
+             std::to_string(faces) + " faces, every population, exchanged after each launch (not overlapped)";
+    else if (p_.hasGhosts())
+      out += "; decomposed: ghost layers on " + std::to_string(faces) +
              " faces, the cells next to them updated on a second stream while the halo is exchanged";
     return out;
   }
@@ -332,8 +342,10 @@ class CudaLbm final : public LbmBackend {
   // The shell (owned cells next to a ghost layer: the cells that pull from ghosts, and the planes packHalo()
   // sends) is updated on the halo stream, the interior on the main stream, so the exchange that follows overlaps
   // the interior update. The same kernels update the same cells as in advance(): results are bitwise the same.
+  int stepsPerExchange() const override { return deepHalo_ ? bulk_->stepsPerLaunch() : 1; }
+
   void advanceShellFirst(bool forcesOnThisStep) override {
-    if (!p_.hasGhosts()) {
+    if (!p_.hasGhosts() || deepHalo_) {
       advance(1, forcesOnThisStep);
       return;
     }
@@ -683,7 +695,15 @@ class CudaLbm final : public LbmBackend {
     }
     const std::vector<BoundaryCell> list = boundaryCellsOf(cls, p_.n, false);
     const std::vector<BoundaryCell> open = boundaryCellsOf(cls, p_.n, true);
-    target_.everyCellBulk = std::all_of(cls.begin(), cls.end(), [](std::uint8_t c) { return c == kCellBulk; });
+    // Every owned cell bulk (ghost cells are class skip): a box the temporal kernel can run.
+    target_.everyCellBulk = true;
+    for (std::size_t c = 0; c < cls.size() && target_.everyCellBulk; ++c) {
+      const long long nxy = static_cast<long long>(p_.n[0]) * p_.n[1];
+      const auto k = static_cast<long long>(c);
+      const bool owned = p_.owns(static_cast<int>(k % p_.n[0]), static_cast<int>((k / p_.n[0]) % p_.n[1]),
+                                 static_cast<int>(k / nxy));
+      target_.everyCellBulk = !owned || cls[c] == kCellBulk;
+    }
     boundaryCount_ = static_cast<long long>(list.size());
     boundary_ = uploadList(list, stream_.get());
     openCount_ = static_cast<long long>(open.size());
@@ -943,6 +963,9 @@ class CudaLbm final : public LbmBackend {
   CudaEvent sideFork_, sideJoin_;
   CudaEvent mainDone_, haloDone_, shellDone_;
   bool shellPending_ = false;  // the last step was advanceShellFirst (and no full join since)
+  // Decomposed with ghost layers as deep as the bulk update's steps per launch (the temporal kernel): the whole box
+  // is stepped, ghost cells included (their values are not used), and the solver exchanges after each launch.
+  bool deepHalo_ = false;
   DeviceBuffer<double> forces_, partials_, foldScratch_, result_;
   DeviceBuffer<BoundaryCell> boundary_, open_;  // every non-bulk fluid cell; those with inlet or outlet links
   long long boundaryCount_ = 0, openCount_ = 0;

@@ -28,9 +28,12 @@ class TemporalBulk final : public BulkStep<L, S> {
   TemporalBulk(const BulkTarget<L, S>& target, const KernelPlan& plan)
       : t_(target), steps_(plan.stepsPerLaunch),
         cluster_(L::D == 3 && plan.stepsPerLaunch == 2 ? plan.temporalCluster : 1) {
-    if (t_.inPlace || t_.wide || t_.p.hasGhosts() || !t_.everyCellBulk)
-      throw std::logic_error("the temporal kernel runs two lattices, 32-bit indices and every cell bulk on an "
-                             "undivided box (the planner's job)");
+    if (t_.inPlace || t_.wide || !t_.everyCellBulk)
+      throw std::logic_error("the temporal kernel runs two lattices, 32-bit indices and every cell bulk (the "
+                             "planner's job)");
+    for (int f = 0; f < 6; ++f)
+      if (t_.p.ghost[f] && t_.p.ghost[f] < steps_)
+        throw std::logic_error("temporal kernel: ghost layers shallower than its steps per launch (the solver's job)");
     if (steps_ != 1 && steps_ != 2 && steps_ != 4)
       throw std::logic_error("temporal kernel: " + std::to_string(steps_) + " steps per launch");
     if (plan.temporalCluster > 1 && cluster_ == 1)

@@ -1,6 +1,9 @@
 // Temporal blocking for the Hopper LBM backend: K time steps per launch for boxes whose every cell is bulk
 // (periodic on every axis, no solids), two lattices; the results are those of K single steps to round-off (the same
 // collide(), which nvcc contracts into fused multiply-adds a little differently inside this kernel).
+// A box split over MPI ranks runs it with ghost layers K cells deep on its split faces, refreshed after each launch:
+// the pulls wrap around the box's edges there too, but only ghost cells see it (the K levels of an owned cell reach
+// K cells, all inside the box), and what the launch leaves in the ghost cells is overwritten by the exchange.
 //
 // The scheme (a 2.5-D wavefront, one block or one cluster per column of the box):
 //   - a block owns a cross-section tile of x * y cells (x, y in 3-D; y = 1 in 2-D) and marches along the last axis

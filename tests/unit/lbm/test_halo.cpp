@@ -1,6 +1,7 @@
 // What a halo exchange moves across a face (kernels/lbm/Halo.h): the populations that cross it, and the planes they
 // are taken from and put into, checked against the lattice vectors and the box with its ghost layers.
 #include <set>
+#include <vector>
 
 #include "CatchCompat.h"
 #include "kernels/lbm/Halo.h"
@@ -80,5 +81,55 @@ TEST_CASE("halo: send planes are the owned cells next to a face, receive planes 
       seen.insert(c);
     }
     CHECK(static_cast<long long>(seen.size()) == h.cells());
+  }
+}
+
+TEST_CASE("halo: ghost layers k deep travel as slabs of k planes into the neighbour's layer, plane for plane",
+          "[unit][lbm][halo]") {
+  // A domain 12 x 4 x 3 cells, periodic along x, split along x over two ranks of 6 cells each, ghost layers 3 deep
+  // on both x faces (the temporal kernel at 3 steps per launch would need them). Each box holds, per cell, the
+  // global x coordinate it stands for, ghosts included once filled. Both ranks' slabs are packed in the slab order
+  // and unpacked into the other's opposite layer: every ghost cell then holds the right global coordinate.
+  constexpr int depth = 3, owned = 6, global = 12;
+  DomainParams<double> box[2];
+  std::vector<int> value[2];
+  for (int r = 0; r < 2; ++r) {
+    DomainParams<double>& p = box[r];
+    p.n[0] = owned + 2 * depth, p.n[1] = 4, p.n[2] = 3;
+    p.cells = static_cast<long long>(p.n[0]) * p.n[1] * p.n[2];
+    p.ghost[0] = p.ghost[1] = depth;
+    CHECK(p.ownLo(0) == depth);
+    CHECK(p.ownHi(0) == depth + owned);
+    value[r].assign(static_cast<std::size_t>(p.cells), -1);
+    for (long long c = 0; c < p.cells; ++c) {
+      const int x = static_cast<int>(c % p.n[0]);
+      if (p.owns(x, 0, 0)) value[r][c] = r * owned + x - depth;
+    }
+  }
+  for (int face = 0; face < 2; ++face) {
+    const HaloPlane send = haloPlane(box[0], face, true);
+    CHECK(send.depth == depth);
+    CHECK(send.cells() == depth * 4 * 3);
+    CHECK(send.fixed == (face ? owned : depth));  // the 3 owned planes next to the face
+    CHECK(haloPlane(box[0], face, false).fixed == (face ? owned + depth : 0));
+  }
+  // Rank r's face f goes to the other rank's face f ^ 1 (two ranks on a periodic axis: the same neighbour both ways).
+  for (int r = 0; r < 2; ++r)
+    for (int face = 0; face < 2; ++face) {
+      const HaloPlane send = haloPlane(box[r], face, true), recv = haloPlane(box[1 - r], face ^ 1, false);
+      REQUIRE(send.cells() == recv.cells());
+      for (long long k = 0; k < send.cells(); ++k)
+        value[1 - r][recv.cell(box[1 - r], k)] = value[r][send.cell(box[r], k)];
+    }
+  for (int r = 0; r < 2; ++r) {
+    INFO("rank " << r);
+    const DomainParams<double>& p = box[r];
+    bool right = true;
+    for (long long c = 0; c < p.cells; ++c) {
+      const int x = static_cast<int>(c % p.n[0]);
+      const int expected = ((r * owned + x - depth) % global + global) % global;
+      right = right && value[r][c] == expected;
+    }
+    CHECK(right);
   }
 }
