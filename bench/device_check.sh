@@ -273,6 +273,20 @@ mpihopper)
     build/tests/hopsim_mpi_tests "[hopper]"
   run mpih_racecheck_2 200 $M -n 2 -x HOPSIM_TEST_QUICK=1 compute-sanitizer --tool racecheck --error-exitcode 1 \
     build/tests/hopsim_mpi_tests "[hopper]" ;;
+walltemporal)
+  # Issue 14: the temporal kernel's wall variant (walls, moving lid bounced back inside its levels) against the
+  # portable kernels, both in one process per case, two rounds: the 2-D cavity 4096^2 FP32 and FP16 (4 steps per
+  # launch), the 3-D cavity 256^3 FP32 at 1 and 2 steps per launch.
+  for round in 1 2; do
+    run "wt_cavity2d_single_$round" 60 $B bench/lbm_cavity2d_4096_single.yaml --kernels portable,hopper --repeats 5 \
+      --json "$R/wt_cavity2d_single_$round.json"
+    run "wt_cavity2d_half_$round" 60 $B bench/lbm_cavity2d_4096_single.yaml --set precision=half \
+      --kernels portable,hopper --repeats 5 --json "$R/wt_cavity2d_half_$round.json"
+    run "wt_cavity3d_k1_$round" 60 $B bench/lbm_cavity3d_256_single.yaml --kernels portable,hopper --repeats 5 \
+      --json "$R/wt_cavity3d_k1_$round.json"
+    run "wt_cavity3d_k2_$round" 60 env HOPSIM_HOPPER_STEPS=2 $B bench/lbm_cavity3d_256_single.yaml \
+      --kernels portable,hopper --repeats 5 --json "$R/wt_cavity3d_k2_$round.json"
+  done ;;
 mpihbench)
   # Issue 19's figures under MPS, `--kernels portable,hopper` in one process per rank count, two rounds: D2Q9 FP32
   # 4096^2 periodic (the temporal kernel, ghost layers 4 deep), D3Q19 FP32 256^3 periodic at 2 steps per launch,

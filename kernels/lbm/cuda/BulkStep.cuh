@@ -25,6 +25,7 @@ struct BulkTarget {
   dim3 grid, block;              // one thread per cell, blocks of `block`
   std::string deviceName;
   int multiProcessors = 0;
+  const std::uint8_t* flags = nullptr;  // the cells' flags (the backend's array, filled before the bulk update is made)
 
   // The access of one step from the state of `parity`, for index type Index: f[parity] to f[parity ^ 1] with two
   // lattices, the AA state `parity` of f[0] in place.

@@ -64,7 +64,7 @@ class CudaLbm final : public LbmBackend {
     result_ = DeviceBuffer<double>(kObservables);
     hostResult_ = PinnedBuffer<double>(std::max<std::size_t>(kObservables, 3 * std::max(1, obstacles_)));
     target_ = {p_, {f_[0].get(), f_[1].get()}, inPlace_, wide_, false, grid_, block_, device_.name,
-               device_.multiProcessorCount};
+               device_.multiProcessorCount, flags_.get()};
 
     // Zeroed so that slots no step ever writes (solid cells) hold defined values.
     f_[0].zero(stream_.get());
@@ -77,6 +77,8 @@ class CudaLbm final : public LbmBackend {
     listBoundaryCells(s.curved);
     initialise(s);
     bulk_ = makeBulk();
+    if (plan_.bulk == BulkUpdate::HopperTemporal && (openCount_ || curved_.count))
+      throw std::logic_error("the temporal kernel does not update inlet, outlet or curved cells (the planner's job)");
     deepHalo_ = p_.hasGhosts() && bulk_->stepsPerLaunch() > 1;
     for (int f = 0; f < 6; ++f)
       if (p_.ghost[f] && p_.ghost[f] != (deepHalo_ ? bulk_->stepsPerLaunch() : 1))

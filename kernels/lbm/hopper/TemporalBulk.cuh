@@ -1,6 +1,6 @@
 // The Hopper temporal bulk update (BulkUpdate::HopperTemporal) on the host: k steps per launch of TemporalStep.cuh's
-// kernel on boxes whose every cell is bulk, the segment length along the march axis from occupancy, and single
-// steps (k = 1) for the remainders. Its results equal k portable steps to round-off.
+// kernel on boxes whose every cell is bulk or a wall cell (its wall variant), the segment length along the march
+// axis from occupancy, and single steps (k = 1) for the remainders. Its results equal k portable steps to round-off.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -24,13 +24,16 @@ class TemporalBulk final : public BulkStep<L, S> {
 
  public:
   // plan.stepsPerLaunch (1, 2 or 4) and plan.temporalCluster (4 or 8 only for 3-D lattices at 2 steps), settled
-  // and checked against the case by the planner.
+  // and checked against the case by the planner. A box with walls, moving walls or solid cells (not every owned cell
+  // bulk) runs the kernel's wall variant: its wall cells bounce back inside the levels; the planner leaves out boxes
+  // with inlet, outlet or curved cells, and splits over ranks.
   TemporalBulk(const BulkTarget<L, S>& target, const KernelPlan& plan)
       : t_(target), steps_(plan.stepsPerLaunch),
-        cluster_(L::D == 3 && plan.stepsPerLaunch == 2 ? plan.temporalCluster : 1) {
-    if (t_.inPlace || t_.wide || !t_.everyCellBulk)
-      throw std::logic_error("the temporal kernel runs two lattices, 32-bit indices and every cell bulk (the "
-                             "planner's job)");
+        cluster_(L::D == 3 && plan.stepsPerLaunch == 2 ? plan.temporalCluster : 1), walls_(!target.everyCellBulk) {
+    if (t_.inPlace || t_.wide)
+      throw std::logic_error("the temporal kernel runs two lattices and 32-bit indices (the planner's job)");
+    if (walls_ && (t_.p.hasGhosts() || cluster_ > 1))
+      throw std::logic_error("temporal kernel: walls on one rank, one block per column (the planner's job)");
     for (int f = 0; f < 6; ++f)
       if (t_.p.ghost[f] && t_.p.ghost[f] < steps_)
         throw std::logic_error("temporal kernel: ghost layers shallower than its steps per launch (the solver's job)");
@@ -38,32 +41,55 @@ class TemporalBulk final : public BulkStep<L, S> {
       throw std::logic_error("temporal kernel: " + std::to_string(steps_) + " steps per launch");
     if (plan.temporalCluster > 1 && cluster_ == 1)
       throw std::logic_error("temporal kernel: clusters only for the 3-D lattices at 2 steps per launch");
-    if (steps_ == 1) planLaunch<1, 1>();
-    if (steps_ == 4) planLaunch<4, 1>();
-    if (steps_ == 2) {
-      if constexpr (L::D == 3) {
-        if (cluster_ == 4) planLaunch<2, 4>();
-        if (cluster_ == 8) planLaunch<2, 8>();
+    if (walls_) {
+      if (steps_ == 2) planLaunch<2, 1, true>();
+      if (steps_ == 4) planLaunch<4, 1, true>();
+      planLaunch<1, 1, true>(/*describe=*/steps_ == 1);
+    } else {
+      if (steps_ == 1) planLaunch<1, 1>();
+      if (steps_ == 4) planLaunch<4, 1>();
+      if (steps_ == 2) {
+        if constexpr (L::D == 3) {
+          if (cluster_ == 4) planLaunch<2, 4>();
+          if (cluster_ == 8) planLaunch<2, 8>();
+        }
+        if (cluster_ == 1) planLaunch<2, 1>();
       }
-      if (cluster_ == 1) planLaunch<2, 1>();
+      if (steps_ != 1) planLaunch<1, 1>(/*describe=*/false);  // the remainder steps
     }
-    if (steps_ != 1) planLaunch<1, 1>(/*describe=*/false);  // the remainder steps
     if (description_.empty())
       throw std::logic_error("temporal kernel: no launch of 2 steps in clusters of " + std::to_string(cluster_));
   }
 
-  // k steps from f[parity] into f[parity ^ 1] (every cell is bulk: `cls` is not read).
-  void enqueue(cudaStream_t st, int parity, const std::uint8_t*, int k) const override {
-    if (k == 1) return launch<1, 1>(st, parity);
-    if (k == 4 && steps_ == 4) return launch<4, 1>(st, parity);
-    if (k == 2 && steps_ == 2) {
-      if constexpr (L::D == 3) {
-        if (cluster_ == 4) return launch<2, 4>(st, parity);
-        if (cluster_ == 8) return launch<2, 8>(st, parity);
+  // k steps from f[parity] into f[parity ^ 1]. Every cell bulk: `cls` is not read. With walls, launches of k > 1
+  // steps update the wall cells too; a single step updates the bulk cells of `cls` only (a step with obstacle
+  // forces, whose wall cells the boundary kernel updates), enqueueWithWalls() both.
+  void enqueue(cudaStream_t st, int parity, const std::uint8_t* cls, int k) const override {
+    if (walls_) {
+      if (k == 1) return launch<1, 1, true>(st, parity, cls, false);
+      if (k == steps_ && (k == 2 || k == 4)) {
+        if (k == 2) return launch<2, 1, true>(st, parity, cls, true);
+        return launch<4, 1, true>(st, parity, cls, true);
       }
-      return launch<2, 1>(st, parity);
+    } else {
+      if (k == 1) return launch<1, 1>(st, parity);
+      if (k == 4 && steps_ == 4) return launch<4, 1>(st, parity);
+      if (k == 2 && steps_ == 2) {
+        if constexpr (L::D == 3) {
+          if (cluster_ == 4) return launch<2, 4>(st, parity);
+          if (cluster_ == 8) return launch<2, 8>(st, parity);
+        }
+        return launch<2, 1>(st, parity);
+      }
     }
     throw std::logic_error("temporal kernel: no launch of " + std::to_string(k) + " steps");
+  }
+
+  bool takesWalls() const override { return walls_; }
+
+  void enqueueWithWalls(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t*) const override {
+    if (!walls_) throw std::logic_error("the temporal kernel takes wall cells only on a box with walls");
+    launch<1, 1, true>(st, parity, cls, true);
   }
 
   int stepsPerLaunch() const override { return steps_; }
@@ -71,14 +97,14 @@ class TemporalBulk final : public BulkStep<L, S> {
   std::string description() const override { return description_; }
 
  private:
-  template <int K, int Cy, int Terms>
+  template <int K, int Cy, int Terms, bool Walls>
   static auto kernel() {
-    return &temporalStepKernel<L, S, K, Cy, Terms>;
+    return &temporalStepKernel<L, S, K, Cy, Terms, Walls>;
   }
 
-  template <int K, int Cy>
+  template <int K, int Cy, bool Walls = false>
   static cudaLaunchConfig_t launchConfig(dim3 grid, cudaStream_t st, cudaLaunchAttribute& attr) {
-    using G = MarchTile<L, K, S, Cy>;
+    using G = MarchTile<L, K, S, Cy, Walls>;
     cudaLaunchConfig_t cfg{};
     cfg.gridDim = grid;
     cfg.blockDim = dim3(G::cells, 1, 1);
@@ -96,12 +122,12 @@ class TemporalBulk final : public BulkStep<L, S> {
   // The launch of the K-step kernel: the case's instantiation allowed its shared memory, the segment length along
   // the march axis chosen for the fewest plane-iterations per SM (waves of resident tiles x planes per tile, the
   // K - 1 planes of lead-in and lead-out on each side counted).
-  template <int K, int Cy>
+  template <int K, int Cy, bool Walls = false>
   void planLaunch(bool describe = true) {
-    using G = MarchTile<L, K, S, Cy>;
+    using G = MarchTile<L, K, S, Cy, Walls>;
     const auto& p = t_.p;
-    decltype(kernel<K, Cy, 0>()) k = nullptr;
-    withCollisionTerms(p, [&]<int Terms>() { k = kernel<K, Cy, Terms>(); });
+    decltype(kernel<K, Cy, 0, Walls>()) k = nullptr;
+    withCollisionTerms(p, [&]<int Terms>() { k = kernel<K, Cy, Terms, Walls>(); });
     HOPSIM_CUDA_CHECK(
         cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(G::smemBytes)));
     const int a = L::D - 1;
@@ -112,7 +138,7 @@ class TemporalBulk final : public BulkStep<L, S> {
     HOPSIM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, k, G::cells, G::smemBytes));
     if constexpr (Cy > 1) {
       cudaLaunchAttribute attr{};
-      const cudaLaunchConfig_t cfg = launchConfig<K, Cy>(dim3(tilesX, tilesY * Cy, 1), nullptr, attr);
+      const cudaLaunchConfig_t cfg = launchConfig<K, Cy, Walls>(dim3(tilesX, tilesY * Cy, 1), nullptr, attr);
       HOPSIM_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&resident, k, &cfg));
     } else {
       resident = perSm * t_.multiProcessors;
@@ -135,10 +161,11 @@ class TemporalBulk final : public BulkStep<L, S> {
     if (!describe) return;
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "temporal blocking, %d step%s per launch (every cell bulk): columns of %dx%d cells marching along %c "
+                  "temporal blocking, %d step%s per launch (%s): columns of %dx%d cells marching along %c "
                   "(%dx%d stored per column), %s, segments of %d planes, %d blocks per SM, %zu KB shared memory per "
                   "block",
-                  K, K > 1 ? "s" : "", G::x, G::rows, "xyz"[a], G::outX, G::outY,
+                  K, K > 1 ? "s" : "", Walls ? "walls and solid cells bounced back inside the levels" : "every cell bulk",
+                  G::x, G::rows, "xyz"[a], G::outX, G::outY,
                   Cy > 1 ? ("clusters of " + std::to_string(Cy) + " blocks of " + std::to_string(G::x) + "x" +
                             std::to_string(G::y) + " cells sharing levels over DSMEM").c_str()
                          : "one block per column",
@@ -146,15 +173,17 @@ class TemporalBulk final : public BulkStep<L, S> {
     description_ = buf;
   }
 
-  template <int K, int Cy>
-  void launch(cudaStream_t st, int parity) const {
+  // `cls` and `takeWalls`: the wall variant's cell classes and whether its wall cells are updated (Walls only).
+  template <int K, int Cy, bool Walls = false>
+  void launch(cudaStream_t st, int parity, const std::uint8_t* cls = nullptr, bool takeWalls = false) const {
     const March& m = march_[K == 4 ? 2 : K - 1];
     const S* src = t_.f[parity];
     S* dst = t_.f[parity ^ 1];
     withCollisionTerms(t_.p, [&]<int Terms>() {
       cudaLaunchAttribute attr{};
-      const cudaLaunchConfig_t cfg = launchConfig<K, Cy>(m.grid, st, attr);
-      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel<K, Cy, Terms>(), t_.p, src, dst, m.segment));
+      const cudaLaunchConfig_t cfg = launchConfig<K, Cy, Walls>(m.grid, st, attr);
+      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel<K, Cy, Terms, Walls>(), t_.p, src, dst, m.segment, cls,
+                                           t_.flags, takeWalls));
       HOPSIM_CUDA_CHECK_LAUNCH("temporalStepKernel");
     });
   }
@@ -167,6 +196,7 @@ class TemporalBulk final : public BulkStep<L, S> {
   BulkTarget<L, S> t_;
   int steps_;            // steps per launch
   int cluster_;          // blocks per cluster of the 2-step 3-D kernel (1: no cluster)
+  bool walls_;           // the wall variant: walls, moving walls or solid cells in the box
   March march_[3];       // launches for K = 1, 2, 4
   std::string description_;
 };

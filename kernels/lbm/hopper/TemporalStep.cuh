@@ -1,6 +1,8 @@
 // Temporal blocking for the Hopper LBM backend: K time steps per launch for boxes whose every cell is bulk
-// (periodic on every axis, no solids), two lattices; the results are those of K single steps to round-off (the same
-// collide(), which nvcc contracts into fused multiply-adds a little differently inside this kernel).
+// (periodic on every axis, no solids) or, in the kernel's wall variant, bulk or a wall cell (walls, moving walls and
+// solid cells bounce back inside the levels; no inlets, outlets or curved cells), two lattices; the results are those
+// of K single steps to round-off (the same collide(), which nvcc contracts into fused multiply-adds a little
+// differently inside this kernel).
 // A box split over MPI ranks runs it with ghost layers K cells deep on its split faces, refreshed after each launch:
 // the pulls wrap around the box's edges there too, but only ghost cells see it (the K levels of an owned cell reach
 // K cells, all inside the box), and what the launch leaves in the ghost cells is overwritten by the exchange.
@@ -40,6 +42,7 @@
 #include <cooperative_groups.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "kernels/lbm/cuda/LbmKernels.cuh"
 #include "kernels/lbm/hopper/HopperSupport.h"
@@ -49,20 +52,22 @@ namespace hopsim::lbm::hopper {
 // Ring slots population i needs in one intermediate level: c_A + 2 (A = the march axis, see above), and the
 // population planes of the populations before i, which for i = Q is a level's size: 38 planes for D3Q19, 18 for
 // D2Q9. Host-side sizes only: in the kernel a loop over k < i (unrolled or not) would index L::c's table at run time.
-template <class L>
+// With walls (bounce-back inside the levels) a cell also reads its own plane's opposite population, so a population
+// with c_A = -1 keeps two planes: 43 for D3Q19, 21 for D2Q9.
+template <class L, bool Walls = false>
 HOPSIM_HD constexpr int marchSlots(int i) {
-  return L::c(i, L::D - 1) + 2;
+  return L::c(i, L::D - 1) + 2 + (Walls && L::c(i, L::D - 1) < 0 ? 1 : 0);
 }
-template <class L>
+template <class L, bool Walls = false>
 HOPSIM_HD constexpr int marchPlanesBefore(int i) {
   int s = 0;
-  for (int k = 0; k < i; ++k) s += marchSlots<L>(k);
+  for (int k = 0; k < i; ++k) s += marchSlots<L, Walls>(k);
   return s;
 }
 
-template <class L, int K, class S>
+template <class L, int K, class S, bool Walls = false>
 constexpr std::size_t marchLevelBytes(int cells) {
-  return static_cast<std::size_t>(K - 1) * marchPlanesBefore<L>(L::Q) * cells * sizeof(S);
+  return static_cast<std::size_t>(K - 1) * marchPlanesBefore<L, Walls>(L::Q) * cells * sizeof(S);
 }
 
 // The cross-section tile of the temporal kernel for lattice L, K steps per launch, stored type S and Cy blocks per
@@ -71,23 +76,24 @@ constexpr std::size_t marchLevelBytes(int cells) {
 // along y, 32 x 8 or 64 x 4 cells each, whose intermediate levels are read across block borders through
 // distributed shared memory: only the cluster's tile (32 x 32 or 64 x 32) has a halo to recompute, and each block
 // needs a quarter (a half) of the 32 x 16 block's shared memory, so 4 blocks fit per SM instead of 2.
-template <class L, int K, class S, int Cy = 1>
+template <class L, int K, class S, int Cy = 1, bool Walls = false>
 struct MarchTile {
   static_assert(Cy == 1 || (L::D == 3 && (Cy == 4 || Cy == 8)), "clusters of 4 or 8 blocks, 3-D only");
+  static_assert(!Walls || Cy == 1, "walls inside the levels: one block per column");
   static constexpr int A = L::D - 1;  // the march axis
   static constexpr int haloX = K - 1;
   static constexpr int haloY = L::D == 3 ? K - 1 : 0;
-  static constexpr int levelPlanes = marchPlanesBefore<L>(L::Q);
+  static constexpr int levelPlanes = marchPlanesBefore<L, Walls>(L::Q);
   static constexpr std::size_t kSmemLimit = 200 * 1024;  // leaves room below the 227 KB a block may have
   static constexpr int x = L::D == 2 ? 256 : (Cy == 8 ? 64 : 32);
   static constexpr int y = L::D == 2 ? 1
                            : Cy == 8 ? 4
                            : Cy == 4 ? 8
-                                     : (marchLevelBytes<L, K, S>(32 * 16) <= kSmemLimit ? 16 : 8);
+                                     : (marchLevelBytes<L, K, S, Walls>(32 * 16) <= kSmemLimit ? 16 : 8);
   static constexpr int cells = x * y;  // cells (threads) of a block
   static constexpr int rows = y * Cy;  // rows of the (cluster's) tile
   static constexpr int outX = x - 2 * haloX, outY = rows - 2 * haloY;  // cells of the tile stored at level K
-  static constexpr std::size_t smemBytes = marchLevelBytes<L, K, S>(cells);
+  static constexpr std::size_t smemBytes = marchLevelBytes<L, K, S, Walls>(cells);
   // Whether level 1 loads its populations one plane ahead (K > 1: their latency then runs under the barriers).
   static constexpr bool prefetch = K > 1;
   // Resident blocks per SM asked of the compiler: 1024 threads per SM (a register cap of 64, as the portable
@@ -118,14 +124,20 @@ HOPSIM_HD int wrapIndex(int v, int n) {
 
 // Launch: blocks of MarchTile::cells threads (1-D); grid (ceil(nx / outX), Cy ceil(ny / outY), ceil(nz / segment))
 // in 3-D, (ceil(nx / outX), ceil(ny / segment), 1) in 2-D, clusters of (1, Cy, 1) blocks where Cy > 1;
-// MarchTile::smemBytes of dynamic shared memory. Every cell of the box must be bulk and the box periodic on every
-// axis (the pulls wrap without tests).
-template <class L, class S, int K, int Cy, int Terms>
-__global__ void __launch_bounds__(MarchTile<L, K, S, Cy>::cells, MarchTile<L, K, S, Cy>::blocksPerSm)
+// MarchTile::smemBytes of dynamic shared memory. Without Walls every cell of the box must be bulk and the box
+// periodic on every axis (the pulls wrap without tests; `cls`, `flags` and `takeWalls` are not read). With Walls the
+// cells' classes `cls` say which are bulk (kCellBulk), wall cells (kCellWall, kCellWallSolid: their links off walls,
+// moving walls and solid cells bounce back, wallLinks(), from the cell's own opposite population of the level
+// before) or neither (kCellSkip: solid cells, never pulled from, neither computed nor stored); there must be no
+// other class (inlet and outlet cells, curved cells). `takeWalls` false (one step per launch only): the wall cells
+// are left to the boundary kernel, as in the steps that compute obstacle forces.
+template <class L, class S, int K, int Cy, int Terms, bool Walls = false>
+__global__ void __launch_bounds__(MarchTile<L, K, S, Cy, Walls>::cells, MarchTile<L, K, S, Cy, Walls>::blocksPerSm)
     temporalStepKernel(const __grid_constant__ DomainParams<typename PopulationStorage<S>::Arith> p,
-                       const S* __restrict__ src, S* __restrict__ dst, int segment) {
+                       const S* __restrict__ src, S* __restrict__ dst, int segment,
+                       const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags, bool takeWalls) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // the Hopper backend only runs on 9.0 and newer
-  using G = MarchTile<L, K, S, Cy>;
+  using G = MarchTile<L, K, S, Cy, Walls>;
   using Store = PopulationStorage<S>;
   using T = typename Store::Arith;
   using Index = unsigned;
@@ -158,17 +170,43 @@ __global__ void __launch_bounds__(MarchTile<L, K, S, Cy>::cells, MarchTile<L, K,
     const int a = wrapIndex(plane, nA);
     return L::D == 3 ? CellCursor<Index>::make(p, x, y, a) : CellCursor<Index>::make(p, x, a, 0);
   };
+  // Whether a cell of class k is computed (Walls: bulk cells, and wall cells where this launch takes them).
+  const auto computed = [&](std::uint8_t k) { return k == kCellBulk || (takeWalls && isWallCell(k)); };
   // The populations level 1 of a plane pulls from the source lattice, loaded one iteration ahead where G::prefetch:
   // their latency runs under the barriers and the upper levels of the iteration before (software pipelining).
+  // With Walls the plane's class is known one plane earlier (classAhead), so that a wall cell's bounce-back links
+  // load the cell's own opposite populations in the same batch, instead of after it (whose latency stalled each
+  // plane of the blocks at the walls: ncu, 2026-12-04); its links (wallLinks()) are kept for the levels above.
+  // LinkMask: bit i bounces back, bit Q + i off a moving wall.
+  using LinkMask = std::conditional_t<(2 * L::Q > 32), unsigned long long, unsigned>;
   T next[L::Q];
+  std::uint8_t nextClass = kCellBulk, classAhead = kCellBulk;
+  LinkMask nextLinks = 0;
   const auto pullPlane = [&](int plane) {
     const auto c = cursor(plane);
+    unsigned bounce = 0, moving = 0;
+    if constexpr (Walls) {
+      nextClass = classAhead;
+      if (takeWalls && isWallCell(nextClass)) wallLinks<L>(p, flags, c, nextClass == kCellWallSolid, bounce, moving);
+      nextLinks = static_cast<LinkMask>(bounce) | (static_cast<LinkMask>(moving) << L::Q);
+    }
 HOPSIM_UNROLL
-    for (int i = 0; i < L::Q; ++i)
-      next[i] =
-          Store::read(src + (static_cast<Index>(i) * n + static_cast<Index>(c.self + c.template offset<L>(i, -1))));
+    for (int i = 0; i < L::Q; ++i) {
+      const Index from = Walls && ((bounce >> i) & 1u)
+                             ? static_cast<Index>(opposite(i)) * n + c.self
+                             : static_cast<Index>(i) * n + static_cast<Index>(c.self + c.template offset<L>(i, -1));
+      next[i] = Store::read(src + from);
+    }
+    if constexpr (Walls) classAhead = cls[cursor(plane + 1).self];
   };
+  // With Walls, the classes and links of the planes this thread's levels work on, newest first: entry l - 1 is that
+  // of level l's plane (a thread keeps one column of the tile: what its level 1 found l - 1 iterations ago).
+  std::uint8_t classes[K];
+  LinkMask links[K];
+HOPSIM_UNROLL
+  for (int l = 0; l < K; ++l) classes[l] = kCellBulk, links[l] = 0;
   const int jEnd = z1 + (K - 1);
+  if constexpr (Walls) classAhead = cls[cursor(z0 - (K - 1)).self];
   if constexpr (G::prefetch) pullPlane(z0 - (K - 1));
 
   for (int r = 0, j = z0 - (K - 1); j < jEnd; ++r, ++j) {
@@ -178,23 +216,35 @@ HOPSIM_UNROLL
       T f[L::Q];
 HOPSIM_UNROLL
       for (int i = 0; i < L::Q; ++i) f[i] = next[i];
+      const std::uint8_t k = nextClass;
+      if constexpr (Walls) {
+HOPSIM_UNROLL
+        for (int l = K - 1; l > 0; --l) classes[l] = classes[l - 1], links[l] = links[l - 1];
+        classes[0] = k;
+        links[0] = nextLinks;
+      }
       if (G::prefetch && j + 1 < jEnd) pullPlane(j + 1);
-      T rho, u[3];
-      collideWith<L, Terms>(f, p.collision, rho, u);
-      if constexpr (K == 1) {
-        if (storesCell) {
-          const Index self = cursor(j).self;
+      if (!Walls || computed(k)) {
+        // The bounced links came with the pulls; a moving wall adds its term.
+        if (Walls && k != kCellBulk)
+          addMovingWallTerms<L>(p, cursor(j), static_cast<unsigned>(links[0] >> L::Q), f);
+        T rho, u[3];
+        collideWith<L, Terms>(f, p.collision, rho, u);
+        if constexpr (K == 1) {
+          if (storesCell) {
+            const Index self = cursor(j).self;
 HOPSIM_UNROLL
-          for (int i = 0; i < L::Q; ++i) Store::write(dst + (static_cast<Index>(i) * n + self), f[i]);
-        }
-      } else {
-        const int s2 = r % 2, s3 = r % 3;  // ring slots of plane r (relative to the segment's first plane)
-        int planes = 0;  // population planes before i (a running sum: the unrolled loop folds it to constants)
+            for (int i = 0; i < L::Q; ++i) Store::write(dst + (static_cast<Index>(i) * n + self), f[i]);
+          }
+        } else {
+          const int s2 = r % 2, s3 = r % 3;  // ring slots of plane r (relative to the segment's first plane)
+          int planes = 0;  // population planes before i (a running sum: the unrolled loop folds it to constants)
 HOPSIM_UNROLL
-        for (int i = 0; i < L::Q; ++i) {
-          const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
-          Store::write(ring + (planes + slot) * G::cells + t, f[i]);
-          planes += ca + 2;
+          for (int i = 0; i < L::Q; ++i) {
+            const int ca = L::c(i, A), slot = ca < 0 && !Walls ? 0 : (ca <= 0 ? s2 : s3);
+            Store::write(ring + (planes + slot) * G::cells + t, f[i]);
+            planes += marchSlots<L, Walls>(i);
+          }
         }
       }
     }
@@ -206,14 +256,16 @@ HOPSIM_UNROLL
       const int plane = r - (l - 1);  // relative to the segment's first plane
       const bool active = r >= 2 * l - 2 && tx >= l - 1 && tx < G::x - (l - 1) &&
                           (L::D == 2 || (row >= l - 1 && row < G::rows - (l - 1)));
-      if (active && (l < K || storesCell)) {
+      const std::uint8_t k = classes[l - 1];
+      if (active && (l < K || storesCell) && computed(k)) {
         const S* from = ring + static_cast<std::size_t>(l - 2) * G::levelPlanes * G::cells;
-        const int p2 = plane % 2, p3 = (plane + 2) % 3;  // slots of planes `plane` (c_A = 0), `plane - 1` (c_A = +1)
+        // Slots of planes `plane` (c_A = 0), `plane - 1` (c_A = +1) and, with walls, `plane + 1` (c_A = -1).
+        const int p2 = plane % 2, p3 = (plane + 2) % 3, n2 = (plane + 1) % 2;
         T f[L::Q];
         int planes = 0;
 HOPSIM_UNROLL
         for (int i = 0; i < L::Q; ++i) {
-          const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? p2 : p3);
+          const int ca = L::c(i, A), slot = ca < 0 ? (Walls ? n2 : 0) : (ca == 0 ? p2 : p3);
           const int cy = L::D == 3 ? L::c(i, 1) : 0, sy = ty - cy;  // source row in this block: -1 .. y
           const S* at = from + (planes + slot) * G::cells + t - L::c(i, 0) - cy * G::x;
           if (Cy > 1 && (sy < 0 || sy >= G::y)) {
@@ -223,7 +275,23 @@ HOPSIM_UNROLL
           } else {
             f[i] = Store::read(at);
           }
-          planes += ca + 2;
+          planes += marchSlots<L, Walls>(i);
+        }
+        if (Walls && k != kCellBulk) {
+          // A bounced link takes the cell's own opposite population of the level before, on plane `plane`: slot p2
+          // for c_A <= 0, plane % 3 for +1 (gather()'s and updateCellWithWalls()'s rules, wallLinks()).
+          const int q3 = plane % 3;
+          const auto bounce = static_cast<unsigned>(links[l - 1] & ((LinkMask(1) << L::Q) - 1));
+HOPSIM_UNROLL
+          for (int i = 1; i < L::Q; ++i) {
+            if (!((bounce >> i) & 1u)) continue;
+            const int o = opposite(i);
+            int before = 0;  // o is a constant once this loop is unrolled: so is this sum
+HOPSIM_UNROLL
+            for (int m = 0; m < o; ++m) before += marchSlots<L, Walls>(m);
+            f[i] = Store::read(from + (before + (L::c(o, A) <= 0 ? p2 : q3)) * G::cells + t);
+          }
+          addMovingWallTerms<L>(p, cursor(j - (l - 1)), static_cast<unsigned>(links[l - 1] >> L::Q), f);
         }
         T rho, u[3];
         collideWith<L, Terms>(f, p.collision, rho, u);
@@ -233,9 +301,9 @@ HOPSIM_UNROLL
           int planes = 0;
 HOPSIM_UNROLL
           for (int i = 0; i < L::Q; ++i) {
-            const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
+            const int ca = L::c(i, A), slot = ca < 0 && !Walls ? 0 : (ca <= 0 ? s2 : s3);
             Store::write(to + (planes + slot) * G::cells + t, f[i]);
-            planes += ca + 2;
+            planes += marchSlots<L, Walls>(i);
           }
         } else {
           const int a = wrapIndex(j - (K - 1), nA);

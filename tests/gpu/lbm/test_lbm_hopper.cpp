@@ -349,22 +349,61 @@ TEST_CASE("Hopper LBM temporal kernel (k steps per launch) equals k portable ste
     }
 }
 
+// Boxes with walls, a moving wall and solid cells (no inlet or outlet): the temporal kernel's wall variant bounces
+// their links back inside its levels. Against the portable kernels (wall cells in the boundary kernel) to round-off,
+// as for the periodic boxes; the last of the 100 steps computes obstacle forces (the boundary kernel's momentum
+// exchange, on the temporal kernel's state): within 10 tolerances of the largest force component.
+TEST_CASE("Hopper LBM temporal kernel with walls, moving walls and solids equals the portable steps to round-off",
+          "[gpu][lbm][hopper]") {
+  if (!haveHopper()) return;
+  std::vector<std::pair<std::string, std::string>> bounded = largeCases();
+  bounded.pop_back();  // the channel: inlet and outlet
+  bounded.push_back({"D2Q9 cavity", caseYaml("D2Q9", "single", "trt", Flow::Cavity)});
+  bounded.push_back({"D3Q19 cavity", caseYaml("D3Q19", "single", "trt", Flow::Cavity)});
+  bounded.push_back({"D3Q19 duct", caseYaml("D3Q19", "single", "bgk", Flow::Duct)});
+  for (const auto& [name, yaml] : bounded)
+    for (const Precision precision : {Precision::Single, Precision::Half}) {
+      const LbmSetup setup = withPrecision(buildSetup(parseCase(yaml)), precision);
+      const double tol = precision == Precision::Half ? 1e-2 : 1e-5;
+      auto ref = portable(setup);
+      run100(*ref);
+      const auto fr = ref->obstacleForces();
+      for (const int steps : {1, 2, 4, kStepsAuto}) {
+        auto h = hopperBackend(setup, 0, TileLoad::Auto, steps);
+        INFO(name << (precision == Precision::Half ? " half" : " single") << ", steps " << steps << " | "
+                  << h->description());
+        CHECK(h->description().find("walls and solid cells bounced back inside the levels") != std::string::npos);
+        run100(*h);
+        std::printf("%s %s, steps %d (walls):", name.c_str(), precision == Precision::Half ? "half" : "single", steps);
+        checkClose(*ref, *h, tol);
+        const auto fh = h->obstacleForces();
+        REQUIRE(fh.size() == fr.size());
+        double scale = 0, diff = 0;
+        for (std::size_t k = 0; k < fr.size(); ++k)
+          for (int d = 0; d < 3; ++d) {
+            scale = std::max(scale, std::abs(fr[k][d]));
+            diff = std::max(diff, std::abs(fr[k][d] - fh[k][d]));
+          }
+        INFO("force difference " << diff << " of " << scale);
+        CHECK(diff <= 10 * tol * scale);
+      }
+    }
+}
+
 TEST_CASE("Hopper LBM temporal kernel: where it cannot run", "[gpu][lbm][hopper]") {
   if (!haveHopper()) return;
-  SECTION("walls or solids: auto takes the cluster kernel, an explicit k > 1 is an error that says why") {
-    for (const Flow flow : {Flow::Channel, Flow::Cavity}) {
-      const LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", flow)));
-      auto h = hopperBackend(setup, 0, TileLoad::Auto, kStepsAuto);
-      INFO(h->description());
-      CHECK(h->description().find("cluster kernel") != std::string::npos);
-      try {
-        hopperBackend(setup, 0, TileLoad::Auto, 2);
-        FAIL("2 steps per launch accepted on a box with walls");
-      } catch (const std::runtime_error& e) {
-        const std::string msg = e.what();
-        INFO(msg);
-        CHECK(msg.find("not periodic on every axis or has solid cells") != std::string::npos);
-      }
+  SECTION("inlet and outlet faces: auto takes the cluster kernel, an explicit k is an error that says why") {
+    const LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", Flow::Channel)));
+    auto h = hopperBackend(setup, 0, TileLoad::Auto, kStepsAuto);
+    INFO(h->description());
+    CHECK(h->description().find("cluster kernel") != std::string::npos);
+    try {
+      hopperBackend(setup, 0, TileLoad::Auto, 2);
+      FAIL("2 steps per launch accepted on a box with an inlet");
+    } catch (const std::runtime_error& e) {
+      const std::string msg = e.what();
+      INFO(msg);
+      CHECK(msg.find("it has inlet or outlet faces") != std::string::npos);
     }
   }
   SECTION("D3Q27 and double: the portable bulk kernel, and an explicit k is an error") {
@@ -391,8 +430,10 @@ TEST_CASE("kernels: auto takes the Hopper temporal kernel only where it measured
   }
   const std::string hopperOrPortable = major >= 9 ? "cuda/hopper" : "cuda/portable";
   const LbmSetup d2q9 = buildSetup(parseCase(periodicCases()[4].second));  // D2Q9 300x40, periodic, no solids
-  // The same with Smagorinsky LES: measured faster on the temporal kernel too (1.33x).
-  for (const LbmSetup& setup : {d2q9, buildSetup(parseCase(periodicCases()[7].second))}) {
+  // The same with Smagorinsky LES (1.33x), and the wall variant on D2Q9 FP32 boxes with walls or solids.
+  for (const LbmSetup& setup : {d2q9, buildSetup(parseCase(periodicCases()[7].second)),
+                                buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::PeriodicForce))),
+                                buildSetup(parseCase(caseYaml("D2Q9", "single", "trt", Flow::Cavity)))}) {
     auto b = plannedCudaBackend(setup, KernelVariant::Auto);
     INFO(b->description());
     CHECK(b->name() == hopperOrPortable);
@@ -404,8 +445,11 @@ TEST_CASE("kernels: auto takes the Hopper temporal kernel only where it measured
       {"D2Q9 FP16", withPrecision(d2q9, Precision::Half)},
       {"D2Q9 in-place", inPlace},
       {"D3Q19 periodic", buildSetup(parseCase(periodicCases()[1].second))},
-      {"D2Q9 with an obstacle", buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::PeriodicForce)))},
-      {"D2Q9 channel", buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::Channel)))}};
+      {"D2Q9 channel", buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk", Flow::Channel)))},
+      {"D2Q9 FP16 with an obstacle", withPrecision(buildSetup(parseCase(caseYaml("D2Q9", "single", "bgk",
+                                                                               Flow::PeriodicForce))),
+                                                   Precision::Half)},
+      {"D3Q19 cavity", buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", Flow::Cavity)))}};
   for (const auto& [name, setup] : portableCases) {
     auto b = plannedCudaBackend(setup, KernelVariant::Auto);
     INFO(name << ": " << b->description());
@@ -469,7 +513,15 @@ TEST_CASE("Hopper LBM small cases for compute-sanitizer", "[gpu][lbm][hopper][ho
       CHECK(std::isfinite(g->observables().mass));
     }
   }
-  // The temporal kernel's shared-memory rings (racecheck: the barrier after every level).
+  // The temporal kernel's shared-memory rings (racecheck: the barrier after every level), also with walls (a cell
+  // reads its own opposite population of the level before).
+  for (const Flow flow : {Flow::Cavity, Flow::PeriodicForce})
+    for (const char* lattice : {"D2Q9", "D3Q19"}) {
+      const LbmSetup s = buildSetup(parseCase(caseYaml(lattice, "single", "trt", flow)));
+      auto g = hopperBackend(s, 0, TileLoad::Auto, 2);
+      g->advance(9, true);
+      CHECK(std::isfinite(g->observables().mass));
+    }
   for (const int c : {0, 3}) {
     const LbmSetup s = buildSetup(parseCase(periodicCases()[c].second));
     for (const int steps : {2, 4}) {

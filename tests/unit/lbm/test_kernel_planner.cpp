@@ -161,10 +161,13 @@ TEST_CASE("LBM kernel plan: the Hopper kernels on a domain split over MPI ranks"
   plan = hopperPlan(splitAlongY(d3q19, 12), KernelVariant::Hopper, two);
   CHECK(plan.lbm.bulk == BulkUpdate::HopperTemporal);
   CHECK(ghostDepth(plan.lbm) == 2);
-  // Bounded boxes: the cluster kernel on the interior.
+  // Bounded boxes: the cluster kernel on the interior (the temporal kernel's walls run on one rank).
   plan = hopperPlan(splitAlongY(caseYaml("D3Q19", "single", "bgk", Flow::Channel), 6));
   CHECK(plan.lbm.bulk == BulkUpdate::HopperCluster);
   CHECK(ghostDepth(plan.lbm) == 1);
+  plan = hopperPlan(splitAlongY(caseYaml("D2Q9", "single", "bgk", Flow::Cavity), 14));
+  CHECK(plan.lbm.bulk == BulkUpdate::HopperCluster);
+  CHECK(plan.lbm.note.find("walls or solid cells on a domain split") != std::string::npos);
   // The portable kernels never need deeper layers.
   CHECK(ghostDepth(hopperPlan(splitAlongY(d2q9, 24), KernelVariant::Portable).lbm) == 1);
   // auto: the temporal kernel where it measured faster split over ranks too (D2Q9 FP32, 1.94x on 2 and 4 ranks),
@@ -174,4 +177,33 @@ TEST_CASE("LBM kernel plan: the Hopper kernels on a domain split over MPI ranks"
   CHECK((plan.lbm.bulk == BulkUpdate::HopperTemporal) == hopperGpu);
   CHECK(hopperPlan(splitAlongY(d2q9, 3), KernelVariant::Auto).kernels == KernelVariant::Portable);
   CHECK(hopperPlan(splitAlongY(d3q19, 12), KernelVariant::Auto).kernels == KernelVariant::Portable);
+}
+
+TEST_CASE("LBM kernel plan: the Hopper temporal kernel on boxes with walls and solids", "[unit][lbm]") {
+  // Walls, a moving lid, solid obstacles: the temporal kernel's wall variant, which takes the wall cells.
+  for (const Flow flow : {Flow::Cavity, Flow::PeriodicForce}) {
+    INFO(flowName(flow));
+    const DevicePlan plan = hopperPlan(buildSetup(parseCase(caseYaml("D2Q9", "single", "trt", flow))));
+    CHECK(plan.lbm.bulk == BulkUpdate::HopperTemporal);
+    CHECK(plan.lbm.stepsPerLaunch == 4);
+    CHECK(plan.lbm.wallsInBulk);
+  }
+  // Inlet and outlet faces, interpolated bounce-back: the cluster kernel; an explicit step count is an error.
+  for (const Flow flow : {Flow::Channel, Flow::Curved}) {
+    INFO(flowName(flow));
+    const LbmSetup s = buildSetup(parseCase(caseYaml("D2Q9", "single", "trt", flow)));
+    CHECK(hopperPlan(s).lbm.bulk == BulkUpdate::HopperCluster);
+    DeviceOverrides two;
+    two.hopperSteps = 2;
+    CHECK_THROWS_AS(hopperPlan(s, KernelVariant::Hopper, two), InputError);
+  }
+  // auto: the wall variant where it measured faster (D2Q9 FP32, on a Hopper GPU; a machine without a GPU knows no
+  // compute capability and plans portable), the portable kernels for FP16 storage and D3Q19.
+  const DevicePlan cavity =
+      hopperPlan(buildSetup(parseCase(caseYaml("D2Q9", "single", "trt", Flow::Cavity))), KernelVariant::Auto);
+  CHECK((cavity.lbm.bulk == BulkUpdate::HopperTemporal) == (cavity.kernels == KernelVariant::Hopper));
+  CHECK(hopperPlan(buildSetup(parseCase(caseYaml("D2Q9", "half", "trt", Flow::Cavity))), KernelVariant::Auto)
+            .kernels == KernelVariant::Portable);
+  CHECK(hopperPlan(buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", Flow::Cavity))), KernelVariant::Auto)
+            .kernels == KernelVariant::Portable);
 }
