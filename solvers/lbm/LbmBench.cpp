@@ -112,9 +112,9 @@ nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mp
   const double warmSeconds = comm.allreduceMax(timed(warm, halo));
   const double perStep = std::max(1e-9, warmSeconds / static_cast<double>(warm));
   // Whole exchanges: ghost layers k deep are exchanged after every k steps (a remainder would be single steps).
-  const int k = sim.backend().stepsPerExchange();
+  const int perExchange = sim.backend().stepsPerExchange();
   const long long asked = o.steps > 0 ? o.steps : std::max<long long>(gpu ? 20 : 3, std::llround(0.5 / perStep));
-  const long long steps = (asked + k - 1) / k * k;
+  const long long steps = (asked + perExchange - 1) / perExchange * perExchange;
   std::vector<double> mlups, local, halos;
   for (int k = 0; k < std::max(1, o.repeats); ++k) {
     const double mine = timed(steps, halo);
@@ -174,12 +174,14 @@ nlohmann::json benchDecomposed(const LbmCase& c, const BenchOptions& o, const mp
   r["mpi_cuda_aware"] = mpi::cudaAwareness();
   r["halo_transport"] = toString(sim.haloTransport());
   r["halo_path"] = sim.haloPath();
-  r["steps_per_exchange"] = k;
+  r["steps_per_exchange"] = perExchange;
   r["halo_exchange"] =
-      sim.haloSkipped() ? "skipped (HOPSIM_LBM_SKIP_HALO=1: overlap measurement, results wrong)"
-      : k > 1 ? fmt::format("host time in the exchange of ghost layers {} cells deep after each launch of {} steps; "
-                            "not overlapped with the update", k, k)
-              : "host time in the exchange; on GPUs it overlaps the interior update";
+      sim.haloSkipped()
+          ? "skipped (HOPSIM_LBM_SKIP_HALO=1: overlap measurement, results wrong)"
+      : perExchange > 1
+          ? fmt::format("host time in the exchange of ghost layers {0} cells deep after each launch of {0} steps; "
+                        "not overlapped with the update", perExchange)
+          : "host time in the exchange; on GPUs it overlaps the interior update";
   if (comm.isRoot()) {
     // The LAMMPS-style breakdown for the terminal (on stderr: stdout carries the JSON, log::setTerminal).
     const auto& t = r["seconds_over_ranks"];
