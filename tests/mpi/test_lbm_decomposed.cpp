@@ -253,7 +253,7 @@ TEST_CASE("a grid that does not fit the ranks or the domain is a clear error", "
 
 // The Hopper kernels split over ranks sharing the GPU(s): the temporal kernel with ghost layers as deep as its steps
 // per launch (D2Q9 at 4, D3Q19 at 2 when asked; exchanged after each launch; the step counts leave remainders of
-// single steps), and the cluster kernel on the interior of the shell-first step (bounded boxes, and periodic ones
+// single steps; periodic boxes and a cavity with an obstacle), and the cluster kernel on the interior of the shell-first step (bounded boxes, and periodic ones
 // where the temporal kernel is off). The one-rank reference runs the same kernels: fields bitwise equal.
 TEST_CASE("decomposed LBM with the Hopper kernels equals the one-rank Hopper run bitwise", "[mpi][lbm][gpu][hopper]") {
   const std::vector<hopsim::GpuInfo> gpus = hopsim::cudaDevices();
@@ -275,6 +275,16 @@ TEST_CASE("decomposed LBM with the Hopper kernels equals the one-rank Hopper run
   const std::vector<Case> d2q9 = {periodic("D2Q9", "single", "[64, 40]", "[2e-5, 1e-5]", 61),
                                   periodic("D2Q9", "half", "[64, 40]", "[2e-5, 1e-5]", 42)};
   compareWithOneRank(hopsim::Backend::Cuda, d2q9, "ipc", hopsim::KernelVariant::Hopper,
+                     lbm::BulkUpdate::HopperTemporal);
+  // The wall variant: walls, a moving lid and a circle bounced back inside the levels, ghost cells' lower levels
+  // computed from their own classes.
+  const Case cavity{"D2Q9 single cavity with a circle: walls, moving lid, solid cells", 2,
+                    "solver: lbm\nlattice: D2Q9\nprecision: single\ndomain: {cells: [64, 40]}\n"
+                    "fluid: {viscosity: 0.02}\nboundaries:\n  x-: {type: wall}\n  x+: {type: wall}\n"
+                    "  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [0.05, 0]}\n"
+                    "obstacles:\n  - {name: c, shape: circle, center: [30.4, 17.7], radius: 6}\n",
+                    61};
+  compareWithOneRank(hopsim::Backend::Cuda, {cavity}, "ipc", hopsim::KernelVariant::Hopper,
                      lbm::BulkUpdate::HopperTemporal);
   compareWithOneRank(hopsim::Backend::Cuda, {d2q9[0]}, "staged", hopsim::KernelVariant::Hopper,
                      lbm::BulkUpdate::HopperTemporal);

@@ -71,8 +71,15 @@ class CudaLbm final : public LbmBackend {
     f_[1].zero(stream_.get());
     forces_.zero(stream_.get());
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(flags_.get(), s.flags.data(), n, cudaMemcpyHostToDevice, stream_.get()));
-    if (wide_) classify<unsigned long long>();
-    else classify<unsigned>();
+    if (wide_) classify<unsigned long long>(cls_.get());
+    else classify<unsigned>(cls_.get());
+    // Ghost layers as deep as the temporal kernel's steps per launch: its launches of k steps compute the ghost cells'
+    // lower levels too (an owned cell's last level needs them), so they read the classes of the whole box.
+    if (p_.hasGhosts() && plan.lbm.bulk == BulkUpdate::HopperTemporal) {
+      boxCls_ = DeviceBuffer<std::uint8_t>(n);
+      if (wide_) classify<unsigned long long>(boxCls_.get());
+      else classify<unsigned>(boxCls_.get());
+    }
     if (p_.hasGhosts()) excludeGhosts(s);
     listBoundaryCells(s.curved);
     initialise(s);
@@ -649,8 +656,8 @@ class CudaLbm final : public LbmBackend {
   }
 
   template <class Index>
-  void classify() {
-    classifyKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, flags_.get(), cls_.get());
+  void classify(std::uint8_t* cls) {
+    classifyKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, flags_.get(), cls);
     HOPSIM_CUDA_CHECK_LAUNCH("classifyKernel");
   }
 
@@ -890,7 +897,7 @@ class CudaLbm final : public LbmBackend {
   // stepsPerLaunch() where every cell is bulk (no boundary cells).
   void enqueueLaunch(cudaStream_t st, int parity, int steps) const {
     if (steps == 1) enqueueStep(st, parity, nullptr);
-    else bulk_->enqueue(st, parity, cls_.get(), steps);
+    else bulk_->enqueue(st, parity, boxCls_.size() ? boxCls_.get() : cls_.get(), steps);
   }
 
   // Steps without forces: whole graphs of graphSteps steps (an even number of launches of k steps, so that a graph
@@ -951,6 +958,7 @@ class CudaLbm final : public LbmBackend {
   CudaEvent start_, stop_;
   DeviceBuffer<S> f_[2];
   DeviceBuffer<std::uint8_t> flags_, cls_, owned_;  // owned_: decomposed runs only
+  DeviceBuffer<std::uint8_t> boxCls_;  // every cell's class, ghosts included: the temporal kernel's k-step launches
   HaloBuffers halo_[6];
   // Decomposed runs: the shell and interior parts of a step, a second stream, and the events that join them.
   std::vector<CellRegion> shellRegions_;

@@ -26,14 +26,15 @@ class TemporalBulk final : public BulkStep<L, S> {
   // plan.stepsPerLaunch (1, 2 or 4) and plan.temporalCluster (4 or 8 only for 3-D lattices at 2 steps), settled
   // and checked against the case by the planner. A box with walls, moving walls or solid cells (not every owned cell
   // bulk) runs the kernel's wall variant: its wall cells bounce back inside the levels; the planner leaves out boxes
-  // with inlet, outlet or curved cells, and splits over ranks.
+  // with inlet, outlet or curved cells. Split over ranks, the k-step launches get every cell's class, ghosts included
+  // (their lower levels are computed too).
   TemporalBulk(const BulkTarget<L, S>& target, const KernelPlan& plan)
       : t_(target), steps_(plan.stepsPerLaunch),
         cluster_(L::D == 3 && plan.stepsPerLaunch == 2 ? plan.temporalCluster : 1), walls_(!target.everyCellBulk) {
     if (t_.inPlace || t_.wide)
       throw std::logic_error("the temporal kernel runs two lattices and 32-bit indices (the planner's job)");
-    if (walls_ && (t_.p.hasGhosts() || cluster_ > 1))
-      throw std::logic_error("temporal kernel: walls on one rank, one block per column (the planner's job)");
+    if (walls_ && cluster_ > 1)
+      throw std::logic_error("temporal kernel: walls with one block per column (the planner's job)");
     for (int f = 0; f < 6; ++f)
       if (t_.p.ghost[f] && t_.p.ghost[f] < steps_)
         throw std::logic_error("temporal kernel: ghost layers shallower than its steps per launch (the solver's job)");
