@@ -253,8 +253,9 @@ TEST_CASE("a grid that does not fit the ranks or the domain is a clear error", "
 
 // The Hopper kernels split over ranks sharing the GPU(s): the temporal kernel with ghost layers as deep as its steps
 // per launch (D2Q9 at 4, D3Q19 at 2 when asked; exchanged after each launch; the step counts leave remainders of
-// single steps; periodic boxes and a cavity with an obstacle), and the cluster kernel on the interior of the shell-first step (bounded boxes, and periodic ones
-// where the temporal kernel is off). The one-rank reference runs the same kernels: fields bitwise equal.
+// single steps; periodic boxes and a cavity with an obstacle), and the cluster kernel on the interior of the
+// shell-first step (boxes with inlets, and periodic ones where the temporal kernel is off). The one-rank reference
+// runs the same kernels: fields bitwise equal.
 TEST_CASE("decomposed LBM with the Hopper kernels equals the one-rank Hopper run bitwise", "[mpi][lbm][gpu][hopper]") {
   const std::vector<hopsim::GpuInfo> gpus = hopsim::cudaDevices();
   if (gpus.empty() || gpus[0].ccMajor < 9) {
