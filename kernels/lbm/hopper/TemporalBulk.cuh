@@ -165,8 +165,9 @@ class TemporalBulk final : public BulkStep<L, S> {
                   "temporal blocking, %d step%s per launch (%s): columns of %dx%d cells marching along %c "
                   "(%dx%d stored per column), %s, segments of %d planes, %d blocks per SM, %zu KB shared memory per "
                   "block",
-                  K, K > 1 ? "s" : "", Walls ? "walls and solid cells bounced back inside the levels" : "every cell bulk",
-                  G::x, G::rows, "xyz"[a], G::outX, G::outY,
+                  K, K > 1 ? "s" : "",
+                  Walls ? "walls and solid cells bounced back inside the levels" : "every cell bulk", G::x, G::rows,
+                  "xyz"[a], G::outX, G::outY,
                   Cy > 1 ? ("clusters of " + std::to_string(Cy) + " blocks of " + std::to_string(G::x) + "x" +
                             std::to_string(G::y) + " cells sharing levels over DSMEM").c_str()
                          : "one block per column",
