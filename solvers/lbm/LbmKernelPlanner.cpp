@@ -125,7 +125,7 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   k.openInBulk = false;
   k.stepsPerLaunch = steps;
   const int cluster = o.temporalCluster;
-  const bool clusters = dimensionsOf(s.lattice) == 3 && k.stepsPerLaunch == 2 && !bounded(s);
+  const bool clusters = dimensionsOf(s.lattice) == 3 && k.stepsPerLaunch == 2 && !k.wallsInBulk;
   if (cluster > 1 && !(clusters && (cluster == 4 || cluster == 8)))
     throw InputError(fmt::format("HOPSIM_HOPPER_TEMPORAL_CLUSTER={}: clusters of 4 or 8 blocks run the 3-D lattices "
                                  "at 2 steps per launch, on boxes without walls or solid cells", cluster));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "HaveGpu.h"
 #include "io/CaseReader.h"
 #include "io/LbmCaseParser.h"
 #include "kernels/common/DeviceInfo.h"
@@ -257,11 +258,7 @@ TEST_CASE("a grid that does not fit the ranks or the domain is a clear error", "
 // shell-first step (boxes with inlets, and periodic ones where the temporal kernel is off). The one-rank reference
 // runs the same kernels: fields bitwise equal.
 TEST_CASE("decomposed LBM with the Hopper kernels equals the one-rank Hopper run bitwise", "[mpi][lbm][gpu][hopper]") {
-  const std::vector<hopsim::GpuInfo> gpus = hopsim::cudaDevices();
-  if (gpus.empty() || gpus[0].ccMajor < 9) {
-    if (mpi::isRoot()) std::printf("  no Hopper GPU (compute capability 9.0): case skipped\n");
-    return;
-  }
+  if (!hopsim::testing::haveHopperGpu(mpi::isRoot())) return;
   ::setenv("HOPSIM_LBM_WALLS_IN_BULK", "0", 1);
   const auto periodic = [](const char* lattice, const char* precision, const char* cells, const char* force,
                            long long steps) {

@@ -10,15 +10,20 @@
 
 namespace hopsim::lbm::testing {
 
-inline std::unique_ptr<LbmBackend> plannedCudaBackend(const LbmSetup& s, KernelVariant kernels,
-                                                      const DeviceOverrides& overrides = {}) {
+// The device plan alone (no GPU needed: without one the planner knows no compute capability).
+inline DevicePlan plannedCudaDevice(const LbmSetup& s, KernelVariant kernels, const DeviceOverrides& overrides = {}) {
   DevicePlan plan;
   plan.backend = Backend::Cuda;
   plan.gpu = 0;
   plan.kernels = kernels;
   plan.overrides = overrides;
   planLbmKernels(plan, s);
-  return makeCudaBackend(s, plan);
+  return plan;
+}
+
+inline std::unique_ptr<LbmBackend> plannedCudaBackend(const LbmSetup& s, KernelVariant kernels,
+                                                      const DeviceOverrides& overrides = {}) {
+  return makeCudaBackend(s, plannedCudaDevice(s, kernels, overrides));
 }
 
 }  // namespace hopsim::lbm::testing

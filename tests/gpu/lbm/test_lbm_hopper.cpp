@@ -6,6 +6,7 @@
 // and the clear error on a GPU older than Hopper.
 //
 // Run: hopsim_tests "[hopper]"   (skips without a GPU; the bitwise tests skip on GPUs older than compute 9.0)
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "CatchCompat.h"
+#include "HaveGpu.h"
 #include "LbmAgreementCases.h"
 #include "kernels/common/DeviceInfo.h"
 #include "solvers/lbm/LbmBench.h"
@@ -35,13 +37,6 @@ int gpuMajor() {
   return cudaDevices().front().ccMajor;
 }
 
-bool haveHopper() {
-  const int major = gpuMajor();
-  if (major >= 9) return true;
-  std::printf(major ? "GPU older than compute capability 9.0: Hopper test skipped\n"
-                    : "no CUDA device: Hopper test skipped\n");
-  return false;
-}
 
 // The portable kernels as the Hopper ones run the cells that are not bulk: in the boundary kernel (the portable
 // bulk kernel's own wall pass compiles collide() differently and agrees only to round-off; test_lbm_cuda_agreement).
@@ -66,6 +61,21 @@ std::unique_ptr<LbmBackend> hopperBackend(LbmSetup s, int clusterBlocks, TileLoa
 }
 
 bool sameBits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// The obstacle forces of two runs: their largest component difference within `tol` of the largest component of
+// `ref` (of `floor` where those vanish).
+void checkForces(const std::vector<std::array<double, 3>>& ref, const std::vector<std::array<double, 3>>& test,
+                 double tol, double floor = 0) {
+  REQUIRE(ref.size() == test.size());
+  double scale = 0, diff = 0;
+  for (std::size_t k = 0; k < ref.size(); ++k)
+    for (int d = 0; d < 3; ++d) {
+      scale = std::max(scale, std::abs(ref[k][d]));
+      diff = std::max(diff, std::abs(ref[k][d] - test[k][d]));
+    }
+  INFO("force difference " << diff << " of " << scale);
+  CHECK(diff <= tol * std::max(scale, floor));
+}
 
 // Every cell's density and velocity bit for bit (solid cells read 1 and 0 in both), the observables (fixed-order
 // reductions of the same populations) bit for bit, the obstacle forces (sums of atomics in any order) to round-off.
@@ -96,16 +106,7 @@ void checkIdentical(LbmBackend& ref, LbmBackend& test) {
   CHECK(sameBits(a.mass, b.mass));
   CHECK(sameBits(a.kineticEnergy, b.kineticEnergy));
   CHECK(sameBits(a.maxSpeed, b.maxSpeed));
-  const auto fa = ref.obstacleForces(), fb = test.obstacleForces();
-  REQUIRE(fa.size() == fb.size());
-  double scale = 0, diff = 0;
-  for (std::size_t k = 0; k < fa.size(); ++k)
-    for (int d = 0; d < 3; ++d) {
-      scale = std::max(scale, std::abs(fa[k][d]));
-      diff = std::max(diff, std::abs(fa[k][d] - fb[k][d]));
-    }
-  INFO("force difference " << diff << " of " << scale);
-  CHECK(diff <= 1e-12 * std::max(scale, 1e-30));
+  checkForces(ref.obstacleForces(), test.obstacleForces(), 1e-12, 1e-30);
 }
 
 // The same state to round-off, for kernels that compute the same arithmetic in a different order of fused
@@ -183,7 +184,7 @@ std::vector<std::pair<std::string, std::string>> largeCases() {
 }  // namespace
 
 TEST_CASE("Hopper LBM equals the portable kernels bitwise on every agreement case", "[gpu][lbm][hopper]") {
-  if (!haveHopper()) return;
+  if (!hopsim::testing::haveHopperGpu()) return;
   for (const std::string lattice : {"D2Q9", "D3Q19"})
     for (const Precision precision : {Precision::Single, Precision::Half})
       for (const std::string& collision : collisionModels())
@@ -204,7 +205,7 @@ TEST_CASE("Hopper LBM equals the portable kernels bitwise on every agreement cas
 }
 
 TEST_CASE("Hopper LBM equals the portable kernels bitwise across tiles and clusters of every size", "[gpu][lbm][hopper]") {
-  if (!haveHopper()) return;
+  if (!hopsim::testing::haveHopperGpu()) return;
   for (const auto& [name, yaml] : largeCases())
     for (const Precision precision : {Precision::Single, Precision::Half}) {
       const LbmSetup setup = withPrecision(buildSetup(parseCase(yaml)), precision);
@@ -234,7 +235,7 @@ TEST_CASE("Hopper LBM equals the portable kernels bitwise across tiles and clust
 }
 
 TEST_CASE("Hopper LBM: fallbacks, layouts, TMA refusal, graphs and single launches", "[gpu][lbm][hopper]") {
-  if (!haveHopper()) return;
+  if (!hopsim::testing::haveHopperGpu()) return;
   SECTION("D3Q27 and double run the portable bulk kernel inside the Hopper backend, bitwise the same") {
     const std::vector<std::pair<std::string, Precision>> cases = {
         {"D3Q27", Precision::Single}, {"D3Q27", Precision::Half}, {"D3Q19", Precision::Double},
@@ -325,7 +326,7 @@ std::vector<std::pair<std::string, std::string>> periodicCases() {
 // round-off: 1e-5 of the largest speed in FP32 (rounding differences of ~1e-7 in 100 steps), 1e-2 in FP16 storage
 // (whose rounding step is 2^-11 of a population's deviation from its weight).
 TEST_CASE("Hopper LBM temporal kernel (k steps per launch) equals k portable steps to round-off", "[gpu][lbm][hopper]") {
-  if (!haveHopper()) return;
+  if (!hopsim::testing::haveHopperGpu()) return;
   for (const auto& [name, yaml] : periodicCases())
     for (const Precision precision : {Precision::Single, Precision::Half}) {
       const LbmSetup setup = withPrecision(buildSetup(parseCase(yaml)), precision);
@@ -355,7 +356,7 @@ TEST_CASE("Hopper LBM temporal kernel (k steps per launch) equals k portable ste
 // exchange, on the temporal kernel's state): within 10 tolerances of the largest force component.
 TEST_CASE("Hopper LBM temporal kernel with walls, moving walls and solids equals the portable steps to round-off",
           "[gpu][lbm][hopper]") {
-  if (!haveHopper()) return;
+  if (!hopsim::testing::haveHopperGpu()) return;
   std::vector<std::pair<std::string, std::string>> bounded = largeCases();
   bounded.pop_back();  // the channel: inlet and outlet
   bounded.push_back({"D2Q9 cavity", caseYaml("D2Q9", "single", "trt", Flow::Cavity)});
@@ -376,22 +377,13 @@ TEST_CASE("Hopper LBM temporal kernel with walls, moving walls and solids equals
         run100(*h);
         std::printf("%s %s, steps %d (walls):", name.c_str(), precision == Precision::Half ? "half" : "single", steps);
         checkClose(*ref, *h, tol);
-        const auto fh = h->obstacleForces();
-        REQUIRE(fh.size() == fr.size());
-        double scale = 0, diff = 0;
-        for (std::size_t k = 0; k < fr.size(); ++k)
-          for (int d = 0; d < 3; ++d) {
-            scale = std::max(scale, std::abs(fr[k][d]));
-            diff = std::max(diff, std::abs(fr[k][d] - fh[k][d]));
-          }
-        INFO("force difference " << diff << " of " << scale);
-        CHECK(diff <= 10 * tol * scale);
+        checkForces(fr, h->obstacleForces(), 10 * tol);
       }
     }
 }
 
 TEST_CASE("Hopper LBM temporal kernel: where it cannot run", "[gpu][lbm][hopper]") {
-  if (!haveHopper()) return;
+  if (!hopsim::testing::haveHopperGpu()) return;
   SECTION("inlet and outlet faces: auto takes the cluster kernel, an explicit k is an error that says why") {
     const LbmSetup setup = buildSetup(parseCase(caseYaml("D3Q19", "single", "bgk", Flow::Channel)));
     auto h = hopperBackend(setup, 0, TileLoad::Auto, kStepsAuto);
@@ -458,7 +450,7 @@ TEST_CASE("kernels: auto takes the Hopper temporal kernel only where it measured
 }
 
 TEST_CASE("LBM bench runs the Hopper kernels next to the portable ones", "[gpu][lbm][hopper]") {
-  if (!haveHopper()) return;
+  if (!hopsim::testing::haveHopperGpu()) return;
   LbmCase c = defaultBenchCase();
   c.cells = {64, 64, 64};
   BenchOptions o;
@@ -501,7 +493,7 @@ TEST_CASE("device.kernels: hopper on a GPU older than Hopper is a clear error", 
 // A small case for compute-sanitizer on the cluster kernel (memcheck, racecheck over shared memory and DSMEM,
 // synccheck): hopsim_tests "[hopper-sanitize]". Not tagged [sanitize], so the portable sanitizer runs stay as they are.
 TEST_CASE("Hopper LBM small cases for compute-sanitizer", "[gpu][lbm][hopper][hopper-sanitize]") {
-  if (!haveHopper()) return;
+  if (!hopsim::testing::haveHopperGpu()) return;
   for (const Flow flow : {Flow::Channel, Flow::PeriodicForce}) {
     const LbmSetup s = buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", flow)));
     for (const TileLoad load : {TileLoad::Tma, TileLoad::Plain}) {

@@ -7,6 +7,7 @@
 #include "CatchCompat.h"
 #include "core/ExitCode.h"
 #include "gpu/lbm/LbmAgreementCases.h"
+#include "gpu/lbm/PlannedBackend.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
 #include "solvers/lbm/LbmSimulation.h"
 
@@ -121,13 +122,7 @@ LbmSetup splitAlongY(const std::string& yaml, long long ownedY) {
 }
 
 DevicePlan hopperPlan(const LbmSetup& s, KernelVariant kernels = KernelVariant::Hopper, DeviceOverrides o = {}) {
-  DevicePlan plan;
-  plan.backend = Backend::Cuda;
-  plan.gpu = 0;
-  plan.kernels = kernels;
-  plan.overrides = o;
-  planLbmKernels(plan, s);
-  return plan;
+  return plannedCudaDevice(s, kernels, o);
 }
 
 std::string periodicYaml(const std::string& lattice, const std::string& cells) {
