@@ -500,6 +500,19 @@ lbmbench)
   for c in d3q19_256_single d3q19_256_half d2q9_4096_single d3q27_256_single; do
     run "lbmbench_$c" 60 $B "bench/lbm_$c.yaml" --kernels portable --repeats 5 --json "$R/lbmbench_$c.json"
   done ;;
+cpulayouts)
+  # The cpu backend on the host's 16 cores (issue 21): two lattices against one in place, periodic and bounded
+  # boxes, FP32 (and the D3Q19 box in FP64 and FP16 storage), each against the copy bandwidth of its own process;
+  # two rounds, the binary as built here (HOPSIM_NATIVE off in prebuilt binaries: the x86-64 baseline).
+  for round in 1 2; do
+    for c in "d3q19_256_single" "cavity3d_256_single" "d2q9_4096_single" "cavity2d_4096_single" \
+             "d3q19_256_single --set precision=double" "d3q19_256_half"; do
+      name="cpulayouts_${round}_$(echo "$c" | tr -c 'a-z0-9_\n' '_')"
+      run "$name" 90 env OMP_NUM_THREADS=16 OMP_PROC_BIND=close OMP_PLACES=cores $B bench/lbm_${c%% *}.yaml \
+        $([ "$c" != "${c%% *}" ] && echo "${c#* }") --set device.backend=cpu --layouts two-lattice,in-place \
+        --repeats 5 --json "$R/$name.json"
+    done
+  done ;;
 halfprof)
   # Which pipe limits the FP16 pair kernel: ncu's compute, scheduler and warp-state sections, and the one-cell and
   # FP32 kernels beside it.

@@ -57,7 +57,7 @@ struct LbmSetup {
   std::vector<double> density;       // initial rho per cell
   std::vector<double> velocity;      // initial u, 3 per cell
   int obstacles = 0;
-  StreamingLayout layout = StreamingLayout::Auto;  // GPU backends; the CPU backend always uses two lattices
+  StreamingLayout layout = StreamingLayout::Auto;  // Auto: the backend's default (the planner's, on the GPU)
   // Decomposed runs with inlet/outlet faces or quadratic obstacles: ghost planes carry every population.
   bool haloAllPopulations = false;
   CurvedLinks curved{};             // interpolated bounce-back

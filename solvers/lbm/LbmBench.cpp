@@ -269,6 +269,7 @@ nlohmann::json bench(const LbmCase& c, const BenchOptions& o) {
         {
           LbmSetup setup = buildSetup(c);
           setup.layout = layoutFromName(layoutName);
+          if (!gpu && setup.layout == StreamingLayout::Auto) setup.layout = base.overrides.layout;
           DevicePlan plan = base;
           if (gpu) {
             plan.kernels = variant;

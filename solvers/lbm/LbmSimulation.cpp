@@ -397,6 +397,7 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
     }
     backend_ = makeCudaBackend(setup, plan_);
   } else {
+    if (setup.layout == StreamingLayout::Auto) setup.layout = plan_.overrides.layout;  // HOPSIM_LBM_LAYOUT
     backend_ = makeCpuBackend(setup);
   }
   if (decomposed()) chooseHaloTransport(c.device.halo);

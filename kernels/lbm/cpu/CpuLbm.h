@@ -1,4 +1,5 @@
-// CPU backend: OpenMP loops over x rows, two population arrays (read one, write the other). Bulk cells (every
+// CPU backend: OpenMP loops over x rows, over two population arrays (read one, write the other) or one array updated
+// in place (the AA pattern, as the GPU's in-place layout: kernels/lbm/cuda/StreamingAccess.cuh). Bulk cells (every
 // upstream neighbour fluid) stream as vectorised runs; the other cells take the shared per-cell gather().
 // Populations are stored as double, float or FP16 (FP32 arithmetic; F16C converts where the build targets it).
 // Included by the one source file of each storage type (CpuLbmDouble.cpp, CpuLbmSingle.cpp, CpuLbmHalf.cpp), which
@@ -74,27 +75,33 @@ inline void encodeHalves(const float* in, _Float16* out, int count) {
   for (; k < count; ++k) out[k] = HostStorage<_Float16>::encode(in[k]);
 }
 
-// Cells [begin, end) of one x row that stream without boundaries. `wrapped` 0 or 1: the run is the first (0) or last
-// (1) of a periodic x row, whose populations across the x faces come from the other end of the row.
+// Cells [begin, end) of one x row that stream without boundaries. `rowEnd` 0 or 1: the run is the first (0) or last
+// (1) cell of the box's row, whose populations across the x face come from the other end of the row (periodic x) or
+// bounce back (a wall face).
 struct BulkRun {
   int begin, end;
-  int wrapped = -1;
+  int rowEnd = -1;
 };
 
-// Updates the bulk cells [begin, end) of one row: population i of cell x comes from in[upstream[i] + x], goes to
-// out[i * stride + row + x]. The same pull and the same collideWith() as gather() + collide() on such a cell, so the
-// results agree bitwise. `GCC ivdep` because the compiler cannot prove that 2 Q streams do not overlap (they do
-// not: two arrays); `omp simd` would keep f[] in memory as a per-lane array, and GCC 12 then gives up on the loop
-// (the loads in moments() are "not suitable for gather load"). Trt and the collision's terms are template parameters
-// so that the vectorised body has no branch. The local copies let the compiler keep the parameters in registers.
+// Updates the bulk cells [begin, end) of one row: population i of cell x comes from in[from[i] + x] and goes to
+// out[to[i] + x]. The same pull and the same collideWith() as gather() + collide() on such a cell, so the results
+// agree bitwise. With two lattices `in` and `out` are two arrays; in place they are one, and each cell reads and
+// writes its own slots, which no other cell of the row touches (the AA pattern). `GCC ivdep` because the compiler
+// cannot prove that the 2 Q streams of different cells do not overlap (they do not); `omp simd` would keep f[] in
+// memory as a per-lane array, and GCC 12 then gives up on the loop (the loads in moments() are "not suitable for
+// gather load"). Within one cell every store follows every load (each output depends on all inputs). Trt and the
+// collision's terms are template parameters so that the vectorised body has no branch. The local copies let the
+// compiler keep the parameters in registers.
 template <class L, class T, bool Trt, int Terms>
-void updateBulkRun(const T* __restrict in, T* __restrict out, const long long* upstream, long long stride,
-                   long long row,
-                   int begin, int end, const CollisionParams<T>& params) {
+void updateBulkRun(const T* in, T* out, const long long* from, const long long* to, int begin, int end,
+                   const CollisionParams<T>& params) {
   CollisionParams<T> local = params;
   local.trt = Trt ? 1 : 0;
-  long long source[L::Q];
-  for (int i = 0; i < L::Q; ++i) source[i] = upstream[i];
+  long long source[L::Q], target[L::Q];
+  for (int i = 0; i < L::Q; ++i) {
+    source[i] = from[i];
+    target[i] = to[i];
+  }
 #pragma GCC ivdep
   for (int x = begin; x < end; ++x) {
     T f[L::Q];
@@ -103,26 +110,26 @@ HOPSIM_UNROLL
     T rho, u[3];
     collideWith<L, Terms>(f, local, rho, u);
 HOPSIM_UNROLL
-    for (int i = 0; i < L::Q; ++i) out[i * stride + row + x] = f[i];
+    for (int i = 0; i < L::Q; ++i) out[target[i] + x] = f[i];
   }
 }
 
 // updateBulkRun() for FP16 storage, in chunks of the row: each chunk's upstream rows are decoded into FP32 rows in
 // L1 (one per population), updated by the FP32 loop and encoded back, so the collision vectorises as it does in
 // FP32 and the conversions run eight values at a time. Bitwise the per-cell update's values: the same conversions
-// and the same arithmetic.
+// and the same arithmetic. In place too: a chunk's cells read all their slots before any is written.
 template <class L, bool Trt, int Terms>
-void updateBulkRunHalf(const _Float16* __restrict in, _Float16* __restrict out, const long long* upstream,
-                       long long stride, long long row, int begin, int end, const CollisionParams<float>& params) {
+void updateBulkRunHalf(const _Float16* in, _Float16* out, const long long* from, const long long* to, int begin,
+                       int end, const CollisionParams<float>& params) {
   constexpr int kChunk = 64;
   alignas(64) float pre[L::Q * kChunk], post[L::Q * kChunk];
   long long chunkRows[L::Q];
   for (int i = 0; i < L::Q; ++i) chunkRows[i] = i * kChunk;
   for (int x0 = begin; x0 < end; x0 += kChunk) {
     const int count = std::min(kChunk, end - x0);
-    for (int i = 0; i < L::Q; ++i) decodeHalves(in + upstream[i] + x0, pre + i * kChunk, count);
-    updateBulkRun<L, float, Trt, Terms>(pre, post, chunkRows, kChunk, 0, 0, count, params);
-    for (int i = 0; i < L::Q; ++i) encodeHalves(post + i * kChunk, out + i * stride + row + x0, count);
+    for (int i = 0; i < L::Q; ++i) decodeHalves(in + from[i] + x0, pre + i * kChunk, count);
+    updateBulkRun<L, float, Trt, Terms>(pre, post, chunkRows, chunkRows, 0, count, params);
+    for (int i = 0; i < L::Q; ++i) encodeHalves(post + i * kChunk, out + to[i] + x0, count);
   }
 }
 
@@ -133,6 +140,23 @@ inline int threadsFor(long long cells, long long perThread) {
   return static_cast<int>(std::clamp(cells / perThread, 1LL, most));
 }
 
+// The layout when neither the case's bench nor HOPSIM_LBM_LAYOUT names one (docs/performance.md, "The in-place layout
+// on the cpu backend").
+constexpr StreamingLayout kCpuDefaultLayout = StreamingLayout::InPlace;
+
+// The layout the setup asks of the cpu backend (which runs it where cpuTwoLatticeReason() is empty).
+inline StreamingLayout cpuLayoutAsked(const LbmSetup& s) {
+  return s.layout == StreamingLayout::Auto ? kCpuDefaultLayout : s.layout;
+}
+
+// Why this setup runs two lattices although its layout asks for one in place, or empty. The halo exchange moves
+// planes of the current array, which only two lattices keep whole.
+inline std::string cpuTwoLatticeReason(const LbmSetup& s) {
+  if (cpuLayoutAsked(s) == StreamingLayout::TwoLattice) return "";
+  if (s.domain.hasGhosts()) return "a decomposed box exchanges planes of two lattices";
+  return inPlaceRefusal(s);
+}
+
 // L: the lattice; S: the stored type of a population (double, float or _Float16).
 template <class L, class S>
 class CpuLbm final : public LbmBackend {
@@ -141,17 +165,19 @@ class CpuLbm final : public LbmBackend {
 
  public:
   CpuLbm(const LbmSetup& s, CpuCellUpdate update)
-      : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles), threads_(threadsFor(s.domain.cells, s.cellsPerThread)),
+      : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles),
+        threads_(threadsFor(s.domain.cells, s.cellsPerThread)), twoLatticeReason_(cpuTwoLatticeReason(s)),
+        inPlace_(cpuLayoutAsked(s) == StreamingLayout::InPlace && twoLatticeReason_.empty()),
         stride_(populationStride(s.domain.cells)),
-        storage_(std::make_unique_for_overwrite<S[]>(2 * L::Q * stride_ + kLatticeShift)),
-        f_(storage_.get()), g_(storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles),
+        storage_(std::make_unique_for_overwrite<S[]>(inPlace_ ? L::Q * stride_ : 2 * L::Q * stride_ + kLatticeShift)),
+        f_(storage_.get()), g_(inPlace_ ? f_ : storage_.get() + L::Q * stride_ + kLatticeShift), forces_(s.obstacles),
         haloAll_(s.haloAllPopulations), enstrophy_(s.enstrophy), bulkRuns_(ownedRows()), curvedCells_(s.curved.cells),
         curvedQ_(s.curved.q.begin(), s.curved.q.end()) {
     // Start from the equilibrium of the initial fields, shifted so that the moments give back u exactly. The
     // arrays are first written here, row by row by the threads and schedule of step(), so that on a NUMA machine
     // each row's pages sit on the node of the thread that updates it. Both arrays alike: the slots no step writes
     // (solid cells, populations no halo brings) then hold the same values whichever array is current, so the
-    // current array alone is the whole state (savePopulations).
+    // current array alone is the whole state (savePopulations). In place: state 1, whose slots are the cell's own.
     const auto initialise = [&](int y, int z) {
       const long long n = stride_;
       for (int x = 0; x < p_.n[0]; ++x) {
@@ -160,8 +186,11 @@ class CpuLbm final : public LbmBackend {
         T u[3];
         for (int a = 0; a < 3; ++a)
           u[a] = static_cast<T>(s.velocity[3 * c + a]) + T(0.5) * p_.collision.force[a] / rho;
-        for (int i = 0; i < L::Q; ++i)
-          f_[i * n + c] = g_[i * n + c] = Store::encode(equilibriumShifted<L>(i, rho - T(1), rho, u));
+        for (int i = 0; i < L::Q; ++i) {
+          const S value = Store::encode(equilibriumShifted<L>(i, rho - T(1), rho, u));
+          if (inPlace_) f_[opposite(i) * n + c] = value;
+          else f_[i * n + c] = g_[i * n + c] = value;
+        }
       }
     };
     const int y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
@@ -177,37 +206,59 @@ class CpuLbm final : public LbmBackend {
       for (int y = 0; y < p_.n[1]; ++y)
         if (y < y0 || y >= y1 || z < z0 || z >= z1) initialise(y, z);
     updateBulkRun_ = pickBulkRun();
+    if (update == CpuCellUpdate::BulkRows) {
+      for (int z = z0; z < z1; ++z)
+        for (int y = y0; y < y1; ++y)
+          if (!bulkRuns_[ownedRow(y, z)].empty() && !hasRowOffsets_[rowKind(y, z)]) {
+            hasRowOffsets_[rowKind(y, z)] = true;
+            rowOffsetsOf<kTwoLattice>(y, z, rowOffsets_[kTwoLattice][rowKind(y, z)]);
+            rowOffsetsOf<kFromState0>(y, z, rowOffsets_[kFromState0][rowKind(y, z)]);
+            rowOffsetsOf<kFromState1>(y, z, rowOffsets_[kFromState1][rowKind(y, z)]);
+          }
+    }
   }
 
   std::string name() const override { return "cpu"; }
   std::string description() const override {
     const std::string curved =
         curvedCells_.empty() ? "" : fmt::format(", interpolated bounce-back at {} cells", curvedCells_.size());
-    return fmt::format("cpu, {} OpenMP threads, {} {}, two lattices, {}{}", threads_, L::name, Store::name,
+    const std::string layout = inPlace_ ? "one lattice in place (AA pattern)"
+                                        : twoLatticeReason_.empty()
+                                            ? "two lattices"
+                                            : fmt::format("two lattices (in place not used: {})", twoLatticeReason_);
+    return fmt::format("cpu, {} OpenMP threads, {} {}, {}, {}{}", threads_, L::name, Store::name, layout,
                        bulkCells() > 0 ? fmt::format("bulk cells in vectorised rows ({} of {} cells)", bulkCells(),
                                                      ownedCells())
                                        : std::string("per cell"),
                        curved);
   }
 
-  // The current array f_ as it is in memory: [q][cell] over the box with its ghost layers, in T, each population
-  // stored minus its lattice weight (equilibriumShifted). What the other array holds is either written before it is
-  // read or the same in both (the constructor).
+  std::string layout() const override {
+    return toString(inPlace_ ? StreamingLayout::InPlace : StreamingLayout::TwoLattice);
+  }
+  // The current post-collision populations, [q][cell] over the box with its ghost layers, as stored (S), each
+  // population stored minus its lattice weight (equilibriumShifted); non-fluid cells hold the rest state (zero), as
+  // no step reads theirs. The same for both layouts, so a checkpoint of either restores into the other.
   std::string populationLayout() const override {
     return fmt::format("cpu {} {} [q][cell] shifted, box with ghosts", L::name, Store::name);
   }
-  // Saved without the padding between population arrays (populationStride), so the layout does not depend on it.
   void savePopulations(std::vector<std::byte>& out) override {
-    const std::size_t bytes = p_.cells * sizeof(S);
-    out.resize(L::Q * bytes);
-    for (int i = 0; i < L::Q; ++i) std::memcpy(out.data() + i * bytes, f_ + i * stride_, bytes);
+    out.resize(L::Q * p_.cells * sizeof(S));
+    S* const to = reinterpret_cast<S*>(out.data());
+    forEachCell([&](long long c, int x, int y, int z) {
+      const bool fluid = flags_[c] == kFluid;
+      for (int i = 0; i < L::Q; ++i) to[i * p_.cells + c] = fluid ? f_[postSlot(i, c, x, y, z)] : S(0);
+    });
   }
   void loadPopulations(std::span<const std::byte> in) override {
-    const std::size_t bytes = p_.cells * sizeof(S);
-    if (in.size() != L::Q * bytes)
-      throw std::invalid_argument(
-          fmt::format("{} bytes of populations for a box that holds {}", in.size(), L::Q * bytes));
-    for (int i = 0; i < L::Q; ++i) std::memcpy(f_ + i * stride_, in.data() + i * bytes, bytes);
+    if (in.size() != L::Q * p_.cells * sizeof(S))
+      throw std::invalid_argument(fmt::format("{} bytes of populations for a box that holds {}", in.size(),
+                                              L::Q * p_.cells * sizeof(S)));
+    const S* const from = reinterpret_cast<const S*>(in.data());
+    forEachCell([&](long long c, int x, int y, int z) {
+      if (flags_[c] != kFluid) return;  // in place, a non-fluid cell's slots may be a fluid cell's in the other state
+      for (int i = 0; i < L::Q; ++i) f_[postSlot(i, c, x, y, z)] = from[i * p_.cells + c];
+    });
   }
 
   void advance(long long steps, bool forcesOnLastStep) override {
@@ -243,7 +294,6 @@ class CpuLbm final : public LbmBackend {
   // Density and velocity of the owned cells (solid cells: 1 and 0) into rho and u (3 per cell), x fastest.
   template <class V>
   void ownedMoments(V* rho, V* u) const {
-    const long long n = stride_;
     const int ox = p_.ownLo(0), oy = p_.ownLo(1), oz = p_.ownLo(2);
     const int mx = p_.ownHi(0) - ox, my = p_.ownHi(1) - oy, mz = p_.ownHi(2) - oz;
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
@@ -258,7 +308,7 @@ class CpuLbm final : public LbmBackend {
             continue;
           }
           T f[L::Q], r, v[3];
-          for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[i * n + c]);
+          for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[postSlot(i, c, x + ox, y + oy, z + oz)]);
           postCollisionMoments<L>(f, p_.collision.force, r, v);
           rho[o] = static_cast<V>(r);
           for (int a = 0; a < 3; ++a) u[3 * o + a] = static_cast<V>(v[a]);
@@ -269,7 +319,7 @@ class CpuLbm final : public LbmBackend {
   // velocity is read by seven cells). A sample is taken every few steps, and on a loaded machine each region's
   // barriers cost more than a small box's cells.
   Observables observables() override {
-    const long long n = p_.cells, stride = stride_;
+    const long long n = p_.cells;
     // Ghost cells' velocities are known only where the halo brings every population (LbmBackend's Observables).
     const bool vorticity = enstrophy_ && (!p_.hasGhosts() || haloAll_);
     if (vorticity) velocity_.resize(static_cast<std::size_t>(3 * n));
@@ -287,7 +337,9 @@ class CpuLbm final : public LbmBackend {
         if (flags_[c] != kFluid) continue;
         T f[L::Q], r, own[3];
         T* const v = u ? &u[3 * c] : own;
-        for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[i * stride + c]);
+        const long long nx = p_.n[0], ny = p_.n[1];
+        const int x = static_cast<int>(c % nx), y = static_cast<int>(c / nx % ny), z = static_cast<int>(c / (nx * ny));
+        for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[postSlot(i, c, x, y, z)]);
         postCollisionMoments<L>(f, p_.collision.force, r, v);
         if (!ownsIndex(c)) continue;
         // Summing rho - 1 keeps the mass balance accurate to round-off of the deviations, not of 1.
@@ -430,9 +482,8 @@ class CpuLbm final : public LbmBackend {
 
   // The runs of owned fluid cells of row (y, z) whose every population comes from a fluid cell of the box or bounces
   // at a wall face (rowSource()). The first and last cell of the box's row are left out so that no x wraps inside a
-  // run and no x face is crossed, but where x is periodic (and the row is the whole box's) each of them that pulls
-  // from fluid cells only is a run of its own, its populations across the x face from the other end of the row
-  // (wrappedSources()), as gather() wraps them.
+  // run and no x face is crossed, but where x is periodic or the x face a wall (and the row reaches the face), each
+  // of them that pulls from fluid cells only is a run of its own (endSources()), as gather() wraps or bounces.
   std::vector<BulkRun> findBulkRuns(int y, int z) const {
     std::vector<BulkRun> runs;
     long long upstream[L::Q];
@@ -444,35 +495,87 @@ class CpuLbm final : public LbmBackend {
       for (int i = 0; i < L::Q && bulk; ++i) bulk = flags_[source[i] + x] == kFluid;
       return bulk;
     };
-    const bool wraps = p_.periodic[0] && p_.n[0] >= 2 && p_.ownLo(0) == 0 && p_.ownHi(0) == p_.n[0];
-    long long wrapped[2][L::Q];
-    if (wraps) {
-      wrappedSources(upstream, from, wrapped);
-      if (pullsFluid(0, wrapped[0])) runs.push_back({0, 1, 0});
-    }
+    long long ends[2][L::Q];
+    int endFrom[2][L::Q];
+    const std::array<bool, 2> usable = endSources(upstream, from, ends, endFrom);
+    if (usable[0] && pullsFluid(0, ends[0])) runs.push_back({0, 1, 0});
     const int begin = std::max(p_.ownLo(0), 1), end = std::min(p_.ownHi(0), p_.n[0] - 1);
     for (int x = begin; x < end; ++x) {
       if (!pullsFluid(x, upstream)) continue;
-      if (!runs.empty() && runs.back().end == x && runs.back().wrapped < 0) ++runs.back().end;
+      if (!runs.empty() && runs.back().end == x && runs.back().rowEnd < 0) ++runs.back().end;
       else runs.push_back({x, x + 1});
     }
-    if (wraps && pullsFluid(p_.n[0] - 1, wrapped[1])) runs.push_back({p_.n[0] - 1, p_.n[0], 1});
+    if (usable[1] && pullsFluid(p_.n[0] - 1, ends[1])) runs.push_back({p_.n[0] - 1, p_.n[0], 1});
     return runs;
   }
 
-  // The sources of a row's first (wrapped[0]) and last (wrapped[1]) cell on a periodic x axis: `upstream` (of
-  // rowSource(), population from[i]) with the populations pulled across the x face taken from the other end of the
-  // row, i.e. shifted by +n (first cell, c_x > 0) or -n (last cell, c_x < 0) cells. Bounced populations (from[i] !=
-  // i) come from the cell itself.
-  void wrappedSources(const long long* upstream, const int* from, long long wrapped[2][L::Q]) const {
-    for (int i = 0; i < L::Q; ++i) {
-      const bool pulled = from[i] == i;
-      wrapped[0][i] = upstream[i] + (pulled && L::c(i, 0) > 0 ? p_.n[0] : 0);
-      wrapped[1][i] = upstream[i] - (pulled && L::c(i, 0) < 0 ? p_.n[0] : 0);
+  // The sources of the box row's first (ends[0]) and last (ends[1]) cell, and whether each can be a bulk run (the
+  // row reaches that x face, and x is periodic or the face a wall): `upstream` (of rowSource(), population from[i])
+  // with the populations pulled across the x face (first cell: c_x > 0; last: c_x < 0) taken from the other end of
+  // the row (shifted by +-n cells) where x is periodic, or bounced back from the cell's own opposite population
+  // (endFrom = opposite, source the cell itself) at a wall. Populations bounced already stay so.
+  std::array<bool, 2> endSources(const long long* upstream, const int* from, long long ends[2][L::Q],
+                                 int endFrom[2][L::Q]) const {
+    const long long row = upstream[0];  // population 0 rests: its source is the cell itself
+    const bool reaches[2] = {p_.ownLo(0) == 0, p_.ownHi(0) == p_.n[0]};
+    std::array<bool, 2> usable{};
+    for (int e = 0; e < 2; ++e) {
+      const bool wall = p_.face[e].type == kFaceWall;
+      usable[e] = p_.n[0] >= 2 && reaches[e] && (p_.periodic[0] || wall);
+      for (int i = 0; i < L::Q; ++i) {
+        const bool crosses = from[i] == i && (e == 0 ? L::c(i, 0) > 0 : L::c(i, 0) < 0);
+        endFrom[e][i] = crosses && wall ? opposite(i) : from[i];
+        ends[e][i] = !crosses ? upstream[i] : wall ? row : upstream[i] + (e == 0 ? p_.n[0] : -p_.n[0]);
+      }
     }
+    return usable;
   }
 
-  using BulkRunUpdate = void (*)(const S*, S*, const long long*, long long, long long, int, int,
+  // Which slots a step reads and writes: two lattices, or in place from state 0 or from state 1 (pushedSlot()).
+  enum Access { kTwoLattice, kFromState0, kFromState1 };
+
+  // Where a bulk row's runs read and write, relative to the row's first cell: in[reads[k][i] + x] and
+  // out[writes[k][i] + x] for population i of the row's cell x, k = 0 for the runs through the row, 1 and 2 for
+  // the box row's first and last cell (BulkRun::rowEnd + 1). They depend on the row only through the faces of the box
+  // it lies on (rowKind()), so the constructor works them out once per kind and a step adds the row's index.
+  struct RowOffsets {
+    long long reads[3][L::Q], writes[3][L::Q];
+  };
+  static constexpr int kRowKinds = 16;
+  int rowKind(int y, int z) const {
+    return (y == 0 ? 1 : 0) | (y == p_.n[1] - 1 ? 2 : 0) | (z == 0 ? 4 : 0) | (z == p_.n[2] - 1 ? 8 : 0);
+  }
+  // The offsets of bulk row (y, z), from rowSource() and endSources(): the upstream rows (wrapped or not), whose
+  // population from[i] a two-lattice step reads. In place, a step from state 0 reads and writes the cell's own slots;
+  // one from state 1 reads state 1 in the upstream rows and writes state 0 into the downstream ones, which are the
+  // opposite populations' upstream rows (or the cell itself, reversed, where the opposite population bounces off a
+  // wall face).
+  template <int Access>
+  void rowOffsetsOf(int y, int z, RowOffsets& o) const {
+    const long long n = stride_, row = p_.index(0, y, z);
+    long long cells[3][L::Q];
+    int from[3][L::Q];
+    for (int i = 0; i < L::Q; ++i) rowSource(i, y, z, from[0][i], cells[0][i]);  // true: a bulk row
+    endSources(cells[0], from[0], &cells[1], &from[1]);
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < L::Q; ++i) {
+        const int opp = opposite(i);
+        if constexpr (Access == kTwoLattice) {
+          o.reads[k][i] = from[k][i] * n + cells[k][i];
+          o.writes[k][i] = i * n + row;
+        } else if constexpr (Access == kFromState0) {
+          o.reads[k][i] = i * n + row;
+          o.writes[k][i] = opp * n + row;
+        } else {
+          o.reads[k][i] = opposite(from[k][i]) * n + cells[k][i];
+          o.writes[k][i] = from[k][opp] == opp ? i * n + cells[k][opp] : opp * n + row;
+        }
+        o.reads[k][i] -= row;
+        o.writes[k][i] -= row;
+      }
+  }
+
+  using BulkRunUpdate = void (*)(const S*, S*, const long long*, const long long*, int, int,
                                  const CollisionParams<T>&);
   template <bool Trt, int Terms>
   static constexpr BulkRunUpdate bulkRunFor() {
@@ -524,6 +627,37 @@ class CpuLbm final : public LbmBackend {
     return curvedQ_.data() + (it - curvedCells_.begin()) * L::Q;
   }
 
+  // In place (the AA pattern of StreamingAccess.cuh), the populations alternate between two states. In state 0 the
+  // post-collision population i of cell (x, y, z) sits where it streams to, A[i][(x, y, z) + c_i] (wrapped where the
+  // axis is periodic), or reversed in place, A[opp(i)][(x, y, z)], where that cell lies beyond a face; in state 1 in
+  // A[opp(i)][(x, y, z)]. A step from state 0 reads and writes each cell's own slots (into state 1); a step from
+  // state 1 reads from the upstream cells and writes into the downstream ones (state 0). Each state gives every slot
+  // to one (population, cell), so cells never race. This is the state-0 slot.
+  long long pushedSlot(int i, int x, int y, int z) const {
+    const int pos[3] = {x, y, z};
+    int to[3];
+    for (int a = 0; a < 3; ++a) {
+      to[a] = pos[a] + L::c(i, a);
+      if (to[a] >= 0 && to[a] < p_.n[a]) continue;
+      if (!p_.periodic[a]) return opposite(i) * stride_ + p_.index(x, y, z);
+      to[a] = to[a] < 0 ? to[a] + p_.n[a] : to[a] - p_.n[a];
+    }
+    return i * stride_ + p_.index(to[0], to[1], to[2]);
+  }
+  // Where the current post-collision population i of cell c = (x, y, z) sits.
+  long long postSlot(int i, long long c, int x, int y, int z) const {
+    if (!inPlace_) return i * stride_ + c;
+    return state_ == 0 ? pushedSlot(i, x, y, z) : opposite(i) * stride_ + c;
+  }
+  // fn(c, x, y, z) for every cell of the box, rows in parallel.
+  template <class Fn>
+  void forEachCell(const Fn& fn) const {
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
+    for (int z = 0; z < p_.n[2]; ++z)
+      for (int y = 0; y < p_.n[1]; ++y)
+        for (int x = 0; x < p_.n[0]; ++x) fn(p_.index(x, y, z), x, y, z);
+  }
+
   bool ownsIndex(long long c) const {
     const long long nx = p_.n[0], ny = p_.n[1];
     return p_.owns(static_cast<int>(c % nx), static_cast<int>((c / nx) % ny), static_cast<int>(c / (nx * ny)));
@@ -531,11 +665,22 @@ class CpuLbm final : public LbmBackend {
 
   template <bool Forces>
   void step() {
+    if (!inPlace_) {
+      stepWith<Forces, kTwoLattice>();
+      std::swap(f_, g_);
+      return;
+    }
+    if (state_ == 0) stepWith<Forces, kFromState0>();
+    else stepWith<Forces, kFromState1>();
+    state_ ^= 1;
+  }
+
+  template <bool Forces, int Access>
+  void stepWith() {
     const long long n = stride_;
     const S* in = f_;
-    S* out = g_;
+    S* out = g_;  // f_ itself in place
     const std::uint8_t* flags = flags_.data();
-    const auto load = [in, n](int i, long long c) { return Store::decode(in[i * n + c]); };
     const int x0 = p_.ownLo(0), x1 = p_.ownHi(0), y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
     const int nob = obstacles_;
     // Each thread's obstacle forces, summed in thread order after the loop: the same total on every run.
@@ -548,14 +693,31 @@ class CpuLbm final : public LbmBackend {
         const long long c = p_.index(x, y, z);
         if (flags[c] != kFluid) return;
         T f[L::Q];
-        if (const T* q = curvedQ(c)) {
-          gatherCurved<Forces>(in, x, y, z, c, q, f, local);
+        if constexpr (Access == kTwoLattice) {
+          const auto load = [in, n](int i, long long cell) { return Store::decode(in[i * n + cell]); };
+          if (const T* q = curvedQ(c)) {
+            gatherCurved<Forces>(in, x, y, z, c, q, f, local);
+          } else {
+            gather<L, Forces>(p_, flags, load, x, y, z, c, f, onLink);
+          }
+        } else if constexpr (Access == kFromState0) {
+          // gather() reads the populations arriving from upstream (state 0: A[i][c]) or the cell's own (bounced).
+          const auto load = [&](int i, long long cell) {
+            return Store::decode(in[cell == c ? pushedSlot(i, x, y, z) : i * n + c]);
+          };
+          gather<L, Forces, false>(p_, flags, load, x, y, z, c, f, onLink);
         } else {
-          gather<L, Forces>(p_, flags, load, x, y, z, c, f, onLink);
+          const auto load = [in, n](int i, long long cell) { return Store::decode(in[opposite(i) * n + cell]); };
+          gather<L, Forces, false>(p_, flags, load, x, y, z, c, f, onLink);
         }
         T rho, u[3];
         collide<L>(f, p_.collision, rho, u);
-        for (int i = 0; i < L::Q; ++i) out[i * n + c] = Store::encode(f[i]);
+        for (int i = 0; i < L::Q; ++i) {
+          const long long slot = Access == kTwoLattice  ? i * n + c
+                                 : Access == kFromState0 ? opposite(i) * n + c
+                                                         : pushedSlot(i, x, y, z);
+          out[slot] = Store::encode(f[i]);
+        }
       };
 #pragma omp for collapse(2) schedule(static)
       for (int z = z0; z < z1; ++z)
@@ -563,24 +725,19 @@ class CpuLbm final : public LbmBackend {
           const std::vector<BulkRun>& runs = bulkRuns_[ownedRow(y, z)];
           int x = x0;
           if (!runs.empty()) {
-            long long source[L::Q], upstream[L::Q], wrapped[2][L::Q];
-            int from[L::Q];
-            for (int i = 0; i < L::Q; ++i) rowSource(i, y, z, from[i], source[i]);  // true: the row has runs
-            if (runs.front().wrapped >= 0 || runs.back().wrapped >= 0) wrappedSources(source, from, wrapped);
-            const auto offsets = [&](const long long* cells, long long* to) {
-              for (int i = 0; i < L::Q; ++i) to[i] = from[i] * n + cells[i];
-            };
-            offsets(source, upstream);
+            const RowOffsets& rel = rowOffsets_[Access][rowKind(y, z)];
             const long long row = p_.index(0, y, z);
+            long long reads[3][L::Q], writes[3][L::Q];
+            const int kinds = runs.front().rowEnd >= 0 || runs.back().rowEnd >= 0 ? 3 : 1;
+            for (int k = 0; k < kinds; ++k)
+              for (int i = 0; i < L::Q; ++i) {
+                reads[k][i] = rel.reads[k][i] + row;
+                writes[k][i] = rel.writes[k][i] + row;
+              }
             for (const BulkRun& run : runs) {
               for (; x < run.begin; ++x) updateCell(x, y, z);
-              if (run.wrapped < 0) {
-                updateBulkRun_(in, out, upstream, n, row, run.begin, run.end, p_.collision);
-              } else {
-                long long ends[L::Q];
-                offsets(wrapped[run.wrapped], ends);
-                updateBulkRun_(in, out, ends, n, row, run.begin, run.end, p_.collision);
-              }
+              const int k = run.rowEnd + 1;
+              updateBulkRun_(in, out, reads[k], writes[k], run.begin, run.end, p_.collision);
               x = run.end;
             }
           }
@@ -594,13 +751,15 @@ class CpuLbm final : public LbmBackend {
         for (std::size_t k = 0; k < local.size(); ++k) total[k] += local[k];
       for (int ob = 0; ob < nob; ++ob) forces_[ob] = {total[3 * ob], total[3 * ob + 1], total[3 * ob + 2]};
     }
-    std::swap(f_, g_);
   }
 
   DomainParams<T> p_;
   std::vector<std::uint8_t> flags_;
   int obstacles_;
   int threads_;  // OpenMP threads of every parallel region (threadsFor())
+  std::string twoLatticeReason_;  // cpuTwoLatticeReason()
+  bool inPlace_;  // one lattice updated in place (pushedSlot())
+  int state_ = 1;  // in place: the state the populations are in (state 1 from the start: each cell's own slots)
   // Elements from one population's array to the next: the cells rounded up to a cache line, plus one line. A box
   // of 2^k cells would otherwise start every population array, and the upstream rows of one array, on the same
   // cache sets: the Q read and Q write streams of a row evict each other, and loads wait on stores 4 KiB apart.
@@ -612,14 +771,16 @@ class CpuLbm final : public LbmBackend {
   static constexpr long long kLatticeShift = 2048 / sizeof(S);
 
   long long stride_;
-  std::unique_ptr<S[]> storage_;  // both lattices; not value-initialised, so that the threads touch them first
-  S* f_;  // [population][stride]: the current populations
-  S* g_;  // the next step's
+  std::unique_ptr<S[]> storage_;  // the lattices (one in place); not value-initialised: the threads touch them first
+  S* f_;  // [population][stride]: the current populations (in place: the one array)
+  S* g_;  // the next step's (in place: f_)
   std::vector<std::array<double, 3>> forces_;
   bool haloAll_;
   bool enstrophy_;  // LbmSetup::enstrophy
   std::vector<std::vector<BulkRun>> bulkRuns_;  // per owned row, z slowest; empty rows with CpuCellUpdate::PerCell
   BulkRunUpdate updateBulkRun_ = nullptr;
+  RowOffsets rowOffsets_[3][kRowKinds];  // [Access][rowKind()], for the kinds with bulk rows (hasRowOffsets_)
+  bool hasRowOffsets_[kRowKinds] = {};
   std::vector<long long> curvedCells_;  // LbmSetup::curved, in T
   std::vector<T> curvedQ_;
   std::vector<S> outbox_[6], inbox_[6];

@@ -1,7 +1,8 @@
-// The CPU backend's vectorised bulk rows against its per-cell update (gather() + collide() on every cell): the same
-// arithmetic on the same values, so the fields, observables and obstacle forces must agree bitwise, on every
-// lattice, boundary type, precision (FP16 storage included), collision model and thread count. And FP16 storage
-// against single precision, within the bound the cuda backend's FP16 storage is held to.
+// The CPU backend's vectorised bulk rows, on two lattices and in place, against its per-cell update on two lattices
+// (gather() + collide() on every cell): the same arithmetic on the same values, so the fields, observables and
+// obstacle forces must agree bitwise, on every lattice, boundary type, precision (FP16 storage included), collision
+// model and thread count. And FP16 storage against single precision, within the bound the cuda backend's FP16
+// storage is held to.
 #include <omp.h>
 
 #include <bit>
@@ -65,7 +66,8 @@ void checkIdentical(LbmBackend& ref, LbmBackend& test) {
 
 }  // namespace
 
-TEST_CASE("CPU LBM: bulk rows equal the per-cell update bitwise on every case, on 1, 2 and 3 threads",
+TEST_CASE("CPU LBM: bulk rows and the in-place layout equal the per-cell update bitwise on every case, on 1, 2 and 3 "
+          "threads",
           "[unit][lbm][cpu]") {
   int index = 0;
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
@@ -78,16 +80,30 @@ TEST_CASE("CPU LBM: bulk rows equal the per-cell update bitwise on every case, o
           const ThreadCount count(threads);
           LbmSetup setup = buildSetup(parseCase(caseYaml(lattice, precision, collision, flow)));
           setup.cellsPerThread = 0;  // every thread, however small the box
+          setup.layout = StreamingLayout::TwoLattice;
           auto ref = makeCpuBackend(setup, CpuCellUpdate::PerCell);
           auto rows = makeCpuBackend(setup, CpuCellUpdate::BulkRows);
+          // In place where the layout can run the case (not with inlets, outlets or interpolated bounce-back).
+          setup.layout = StreamingLayout::InPlace;
+          const bool inPlace = inPlaceRefusal(setup).empty();
+          auto rowsInPlace = makeCpuBackend(setup, CpuCellUpdate::BulkRows);
+          auto cellsInPlace = makeCpuBackend(setup, CpuCellUpdate::PerCell);
           INFO(lattice << " " << precision << " " << collision << " " << flowName(flow) << ", " << threads
-                       << " threads | " << rows->description());
+                       << " threads | " << rows->description() << " | " << rowsInPlace->description());
           CHECK(ref->description().find("per cell") != std::string::npos);
           CHECK(rows->description().find(fmt::format("{} OpenMP threads", threads)) != std::string::npos);
           CHECK(rows->description().find("vectorised rows") != std::string::npos);
-          ref->advance(kSteps, true);
-          rows->advance(kSteps, true);
-          checkIdentical(*ref, *rows);
+          CHECK(rowsInPlace->layout() == (inPlace ? "in-place" : "two-lattice"));
+          CHECK(rowsInPlace->description().find(inPlace ? "in place (AA pattern)" : "in place not used") !=
+                std::string::npos);
+          // An even and an odd number of steps: in place, the populations sit in other slots after each.
+          for (const long long steps : {kSteps, 1LL}) {
+            for (LbmBackend* b : {ref.get(), rows.get(), rowsInPlace.get(), cellsInPlace.get()})
+              b->advance(steps, true);
+            checkIdentical(*ref, *rows);
+            checkIdentical(*ref, *rowsInPlace);
+            checkIdentical(*ref, *cellsInPlace);
+          }
         }
 }
 
@@ -124,9 +140,9 @@ TEST_CASE("CPU LBM: a small box steps on one thread per LbmSetup::cellsPerThread
   CHECK(makeCpuBackend(setup)->description().find("4 OpenMP threads") != std::string::npos);
 }
 
-// The rows along a wall face bounce the populations from beyond it in the vectorised loop; the rows along a moving
-// wall, and the two ends of every row whose x is not periodic, take the per-cell update (the bitwise agreement is
-// the test above, whose periodic cases cover the wrapped row ends).
+// The rows along a wall face bounce the populations from beyond it in the vectorised loop, and so do the two ends
+// of every row at a wall x face; the rows along a moving wall take the per-cell update (the bitwise agreement is the
+// test above, whose cases cover walls, moving walls and periodic x faces).
 TEST_CASE("CPU LBM: rows along wall faces are vectorised rows, rows along a moving wall are not", "[unit][lbm][cpu]") {
   const std::string yaml =
       "solver: lbm\nlattice: D2Q9\nprecision: single\ndomain: {cells: [16, 12]}\nfluid: {viscosity: 0.1}\n"
@@ -134,6 +150,6 @@ TEST_CASE("CPU LBM: rows along wall faces are vectorised rows, rows along a movi
       "  y+: {type: moving_wall, velocity: [0.05, 0]}\nrun: {steps: 1}\ndevice: {backend: cpu}\n";
   const auto rows = makeCpuBackend(buildSetup(parseCase(yaml)));
   INFO(rows->description());
-  // 11 of the 12 rows (all but the lid's), each without its two end cells: 11 x 14.
-  CHECK(rows->description().find("(154 of 192 cells)") != std::string::npos);
+  // 11 of the 12 rows (all but the lid's), each with its two end cells: 11 x 16.
+  CHECK(rows->description().find("(176 of 192 cells)") != std::string::npos);
 }
