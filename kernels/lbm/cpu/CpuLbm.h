@@ -1,7 +1,7 @@
 // CPU backend: OpenMP loops over x rows, over two population arrays (read one, write the other) or one array updated
 // in place (the AA pattern, as the GPU's in-place layout: kernels/lbm/cuda/StreamingAccess.cuh). Bulk cells (every
 // upstream neighbour fluid) stream as vectorised runs; the other cells take the shared per-cell gather().
-// Populations are stored as double, float or FP16 (FP32 arithmetic; F16C converts where the build targets it).
+// Populations are stored as double, float or FP16 (FP32 arithmetic; F16C converts where the CPU has it).
 // Included by the one source file of each storage type (CpuLbmDouble.cpp, CpuLbmSingle.cpp, CpuLbmHalf.cpp), which
 // compile in parallel; CpuLbmBackend.cpp picks among them.
 #pragma once
@@ -9,7 +9,7 @@
 #include "kernels/lbm/cpu/CpuLbmBackend.h"
 
 #include <omp.h>
-#if defined(__F16C__)
+#if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
@@ -50,29 +50,54 @@ struct HostStorage<_Float16> {
   static float decode(_Float16 h) { return static_cast<float>(h) * kInvScale; }
 };
 
-// decode()/encode() of `count` consecutive values, eight at a time by F16C where the build targets it (GCC 12 does
-// not vectorise _Float16 conversions itself); the same values as the scalar conversions.
-inline void decodeHalves(const _Float16* in, float* out, int count) {
+// decode()/encode() of `count` consecutive values, eight at a time by F16C (GCC 12 does not vectorise _Float16
+// conversions itself); the same values as the scalar conversions. Compiled for F16C whatever the build targets, and
+// called where the CPU has it (hasF16c()), so that a build for the x86-64 baseline (packages) converts in hardware too.
+#if defined(__x86_64__)
+[[gnu::target("avx,f16c")]] inline void decodeHalvesF16c(const _Float16* in, float* out, int count) {
   int k = 0;
-#if defined(__F16C__)
   const __m256 inv = _mm256_set1_ps(HostStorage<_Float16>::kInvScale);
   for (; k + 8 <= count; k += 8)
     _mm256_storeu_ps(out + k, _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k))),
                                             inv));
-#endif
   for (; k < count; ++k) out[k] = HostStorage<_Float16>::decode(in[k]);
 }
 
-inline void encodeHalves(const float* in, _Float16* out, int count) {
+[[gnu::target("avx,f16c")]] inline void encodeHalvesF16c(const float* in, _Float16* out, int count) {
   int k = 0;
-#if defined(__F16C__)
   const __m256 scale = _mm256_set1_ps(kHalfStorageScale);
   for (; k + 8 <= count; k += 8)
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + k),
                      _mm256_cvtps_ph(_mm256_mul_ps(_mm256_loadu_ps(in + k), scale),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-#endif
   for (; k < count; ++k) out[k] = HostStorage<_Float16>::encode(in[k]);
+}
+#endif
+
+// Whether this CPU converts FP16 in hardware (F16C, with the AVX its instructions are encoded in).
+inline bool hasF16c() {
+#if defined(__F16C__)
+  return true;
+#elif defined(__x86_64__)
+  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return has;
+#else
+  return false;
+#endif
+}
+
+inline void decodeHalves(const _Float16* in, float* out, int count) {
+#if defined(__x86_64__)
+  if (hasF16c()) return decodeHalvesF16c(in, out, count);
+#endif
+  for (int k = 0; k < count; ++k) out[k] = HostStorage<_Float16>::decode(in[k]);
+}
+
+inline void encodeHalves(const float* in, _Float16* out, int count) {
+#if defined(__x86_64__)
+  if (hasF16c()) return encodeHalvesF16c(in, out, count);
+#endif
+  for (int k = 0; k < count; ++k) out[k] = HostStorage<_Float16>::encode(in[k]);
 }
 
 // Cells [begin, end) of one x row that stream without boundaries. `rowEnd` 0 or 1: the run is the first (0) or last
