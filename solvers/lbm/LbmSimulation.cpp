@@ -21,6 +21,7 @@
 #include "kernels/lbm/Collision.h"
 #include "kernels/lbm/Lattice.h"
 #include "kernels/lbm/StreamCollide.h"
+#include "kernels/lbm/cpu/CpuLbmBackend.h"
 #include "solvers/common/DevicePlanner.h"
 #include "solvers/common/HostMemory.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
@@ -200,17 +201,30 @@ Decomposition::Int3 processGrid(const LbmCase& c, const mpi::Comm& comm) {
   return grid;
 }
 
+// The population arrays the cpu backend keeps for this case: one where it runs in place, else two. The backend
+// decides from the setup (cpuTwoLatticeReason()); this reads the same conditions from the case, before the setup is
+// built, and says two where in doubt (an interpolated obstacle that turns out to have no links).
+int cpuLattices(const LbmCase& c, bool decomposed, StreamingLayout asked) {
+  const StreamingLayout layout = asked == StreamingLayout::Auto ? kCpuDefaultLayout : asked;
+  if (layout == StreamingLayout::TwoLattice || decomposed) return 2;
+  for (const FaceBoundary& f : c.faces)
+    if (f.type == BoundaryType::VelocityInlet || f.type == BoundaryType::PressureOutlet) return 2;
+  for (const Obstacle& o : c.obstacles)
+    if (o.boundary != ObstacleBoundary::Staircase) return 2;
+  return 1;
+}
+
 // Host bytes per cell (ghosts included) of this rank: the setup (flags, initial density and velocity in double),
-// the owned flags and field copies for output, and on the cpu backend the two population lattices. A CUDA backend
-// keeps its populations in device memory, which it checks itself when it allocates.
-double hostBytesPerCell(const LbmCase& c, Backend backend) {
+// the owned flags and field copies for output, and on the cpu backend its population lattices (`lattices`, one or
+// two). A CUDA backend keeps its populations in device memory, which it checks itself when it allocates.
+double hostBytesPerCell(const LbmCase& c, Backend backend, int lattices) {
   double bytes = 1 + 8 + 3 * 8;  // setup: flags, density, velocity
   // Owned flags (as numbers for the writers), and density and velocity in two output slots (the writer thread
   // writes one while the next is taken), in single precision where the case is not double.
   const double fieldBytes = c.precision == Precision::Double ? 8 : 4;
   bytes += 1 + 8 + 2 * 4 * fieldBytes;
   if (backend == Backend::Cpu) {
-    bytes += 2.0 * populationCount(c.lattice) * storageBytes(c.precision) + 1;  // two lattices and the backend's flags
+    bytes += double(lattices) * populationCount(c.lattice) * storageBytes(c.precision) + 1;  // and the backend's flags
   }
   return bytes;
 }
@@ -362,7 +376,8 @@ LbmSimulation::LbmSimulation(const LbmCase& c, Backend backend, KernelVariant ke
   double cells = 1;
   for (int a = 0; a < 3; ++a) cells *= double(part_.count[a] + part_.ghost[2 * a] + part_.ghost[2 * a + 1]);
   const int ranksOnNode = decomposed() ? comm_.nodeSize() : 1;
-  checkHostMemory(ranksOnNode * cells * hostBytesPerCell(c, plan_.backend),
+  const int lattices = cpuLattices(c, decomposed(), plan_.overrides.layout);
+  checkHostMemory(ranksOnNode * cells * hostBytesPerCell(c, plan_.backend, lattices),
                   fmt::format("this case ({} cells{})", static_cast<long long>(cells),
                               ranksOnNode > 1 ? fmt::format(" per rank, {} ranks on this node", ranksOnNode) : ""));
   // Mesh obstacles are voxelised on the run's GPU on the cuda backend (the flags come out the same).

@@ -59,6 +59,27 @@ TEST_CASE("an LBM case larger than host memory is refused before its lattices ar
   CHECK(msg.find(" GiB available (MemAvailable)") != std::string::npos);
 }
 
+// The cpu backend keeps one lattice where it runs in place (a periodic box) and two where it cannot (an inlet and an
+// outlet): per cell 74 bytes of setup and output copies, 1 of flags, and 76 or 152 of single-precision D3Q19
+// populations.
+TEST_CASE("an LBM case's host memory counts the lattices its cpu layout keeps", "[unit][memory]") {
+  const auto needs = [](const std::string& geometry) {
+    const std::string text = "solver: lbm\nlattice: D3Q19\nprecision: single\n" + geometry +
+                             "fluid: {tau: 0.8}\nrun: {steps: 1}\ndevice: {backend: cpu}\n";
+    const auto c = hopsim::io::parseLbmCase(CaseDocument::fromString(text, "case.yaml"));
+    const std::string msg = inputError([&] { hopsim::lbm::LbmSimulation sim(c, hopsim::Backend::Cpu); });
+    INFO(msg);
+    const std::string before = "needs ";
+    REQUIRE(msg.find(before) != std::string::npos);
+    return std::stod(msg.substr(msg.find(before) + before.size()));
+  };
+  const double inPlace = needs("domain: {cells: [8192, 8192, 8192], periodic: [x, y, z]}\n");
+  const double twoLattices = needs(
+      "domain: {cells: [8192, 8192, 8192], periodic: [y, z]}\n"
+      "boundaries:\n  x-: {type: velocity_inlet, velocity: [0.01, 0, 0]}\n  x+: {type: pressure_outlet}\n");
+  CHECK(twoLattices / inPlace == Approx(227.0 / 151.0).epsilon(1e-3));
+}
+
 TEST_CASE("an MD case larger than host memory is refused before its atoms are built", "[unit][memory][md]") {
   // 4 x 800^3 = 2.048e9 atoms: the state and neighbour lists need about a terabyte.
   const std::string text =

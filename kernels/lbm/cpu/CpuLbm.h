@@ -165,10 +165,6 @@ inline int threadsFor(long long cells, long long perThread) {
   return static_cast<int>(std::clamp(cells / perThread, 1LL, most));
 }
 
-// The layout when neither the case's bench nor HOPSIM_LBM_LAYOUT names one (docs/performance.md, "The in-place layout
-// on the cpu backend").
-constexpr StreamingLayout kCpuDefaultLayout = StreamingLayout::InPlace;
-
 // The layout the setup asks of the cpu backend (which runs it where cpuTwoLatticeReason() is empty).
 inline StreamingLayout cpuLayoutAsked(const LbmSetup& s) {
   return s.layout == StreamingLayout::Auto ? kCpuDefaultLayout : s.layout;
