@@ -755,11 +755,16 @@ class CpuLbm final : public LbmBackend {
                 reads[k][i] = rel.reads[k][i] + row;
                 writes[k][i] = rel.writes[k][i] + row;
               }
-            for (const BulkRun& run : runs) {
-              for (; x < run.begin; ++x) updateCell(x, y, z);
-              const int k = run.rowEnd + 1;
-              updateBulkRun_(in, out, reads[k], writes[k], run.begin, run.end, p_.collision);
-              x = run.end;
+            for (std::size_t r = 0; r < runs.size(); ++r) {
+              for (; x < runs[r].begin; ++x) updateCell(x, y, z);
+              int end = runs[r].end;
+              // From state 0 every cell reads and writes its own slots, the row's end cells too (their offsets are
+              // the row's): runs that touch are one loop.
+              if constexpr (Access == kFromState0)
+                while (r + 1 < runs.size() && runs[r + 1].begin == end) end = runs[++r].end;
+              const int k = Access == kFromState0 ? 0 : runs[r].rowEnd + 1;
+              updateBulkRun_(in, out, reads[k], writes[k], x, end, p_.collision);
+              x = end;
             }
           }
           for (; x < x1; ++x) updateCell(x, y, z);
