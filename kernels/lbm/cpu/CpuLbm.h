@@ -228,10 +228,11 @@ class CpuLbm final : public LbmBackend {
         if (y < y0 || y >= y1 || z < z0 || z >= z1) initialise(y, z);
     updateBulkRun_ = pickBulkRun();
     if (update == CpuCellUpdate::BulkRows) {
+      bool known[kRowKinds] = {};
       for (int z = z0; z < z1; ++z)
         for (int y = y0; y < y1; ++y)
-          if (!bulkRuns_[ownedRow(y, z)].empty() && !hasRowOffsets_[rowKind(y, z)]) {
-            hasRowOffsets_[rowKind(y, z)] = true;
+          if (!bulkRuns_[ownedRow(y, z)].empty() && !known[rowKind(y, z)]) {
+            known[rowKind(y, z)] = true;
             rowOffsetsOf<kTwoLattice>(y, z, rowOffsets_[kTwoLattice][rowKind(y, z)]);
             rowOffsetsOf<kFromState0>(y, z, rowOffsets_[kFromState0][rowKind(y, z)]);
             rowOffsetsOf<kFromState1>(y, z, rowOffsets_[kFromState1][rowKind(y, z)]);
@@ -362,7 +363,7 @@ class CpuLbm final : public LbmBackend {
         const int x = static_cast<int>(c % nx), y = static_cast<int>(c / nx % ny), z = static_cast<int>(c / (nx * ny));
         for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[postSlot(i, c, x, y, z)]);
         postCollisionMoments<L>(f, p_.collision.force, r, v);
-        if (!ownsIndex(c)) continue;
+        if (!p_.owns(x, y, z)) continue;
         // Summing rho - 1 keeps the mass balance accurate to round-off of the deviations, not of 1.
         T drho = 0;
         for (int i = 0; i < L::Q; ++i) drho += f[i];
@@ -679,11 +680,6 @@ class CpuLbm final : public LbmBackend {
         for (int x = 0; x < p_.n[0]; ++x) fn(p_.index(x, y, z), x, y, z);
   }
 
-  bool ownsIndex(long long c) const {
-    const long long nx = p_.n[0], ny = p_.n[1];
-    return p_.owns(static_cast<int>(c % nx), static_cast<int>((c / nx) % ny), static_cast<int>(c / (nx * ny)));
-  }
-
   template <bool Forces>
   void step() {
     if (!inPlace_) {
@@ -805,8 +801,7 @@ class CpuLbm final : public LbmBackend {
   bool enstrophy_;  // LbmSetup::enstrophy
   std::vector<std::vector<BulkRun>> bulkRuns_;  // per owned row, z slowest; empty rows with CpuCellUpdate::PerCell
   BulkRunUpdate updateBulkRun_ = nullptr;
-  RowOffsets rowOffsets_[3][kRowKinds];  // [Access][rowKind()], for the kinds with bulk rows (hasRowOffsets_)
-  bool hasRowOffsets_[kRowKinds] = {};
+  RowOffsets rowOffsets_[3][kRowKinds];  // [Access][rowKind()], filled for the kinds that have bulk rows
   std::vector<long long> curvedCells_;  // LbmSetup::curved, in T
   std::vector<T> curvedQ_;
   std::vector<S> outbox_[6], inbox_[6];
