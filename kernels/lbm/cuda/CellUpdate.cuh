@@ -155,9 +155,13 @@ HOPSIM_UNROLL
 // neighbour's population and these four values instead of the neighbour's Q populations (for D3Q19, up to five
 // links per face cell, 95 loads, one cell per row on an x face). Null `values`: each link builds them itself
 // (decomposed boxes, whose face planes reach into ghost layers that the halo fills only later in the step).
+// The same pass also stores `ghosts`: the populations of the ghost node outside each fluid face cell that enter the
+// box through its face, which then do not depend on the cell that pulls them, so that most ghost links are one load
+// (ghostFromFacePass) instead of the inner neighbour's flag, then its population and moments.
 template <class T>
 struct OpenFaceMoments {
   T* values = nullptr;  // 4 per slot: rho, u[3]
+  T* ghosts = nullptr;  // Q per slot, population i of slot s at i * slots + s (entering populations only), or null
   long long first[6] = {-1, -1, -1, -1, -1, -1};  // first slot of each inlet or outlet face's plane, else -1
   long long slots = 0;
 
@@ -167,11 +171,14 @@ struct OpenFaceMoments {
     t1 = normal == 0 ? 1 : 0;
     t2 = normal == 2 ? 1 : 2;
   }
-  // The slot of the cell at x on the plane of `face`.
+  // The slot of the cell at (x, y, z) on the plane of `face` (the plane's axes as planeAxes() orders them).
+  HOPSIM_HD long long slot(const DomainParams<T>& p, int face, int x, int y, int z) const {
+    const int normal = face >> 1;
+    const long long along = normal == 0 ? y : x, across = normal == 2 ? y : z;
+    return first[face] + across * (normal == 0 ? p.n[1] : p.n[0]) + along;
+  }
   HOPSIM_HD long long slot(const DomainParams<T>& p, int face, const int x[3]) const {
-    int t1, t2;
-    planeAxes(face, t1, t2);
-    return first[face] + static_cast<long long>(x[t2]) * p.n[t1] + x[t1];
+    return slot(p, face, x[0], x[1], x[2]);
   }
 };
 
@@ -188,6 +195,27 @@ HOPSIM_HD T ghostFromFaceMoments(const DomainParams<T>& p, const std::uint8_t* f
   return ghostFromInner<L>(p, face, i, g, load(i, inner), m[0], u0);
 }
 
+// The same population as the face pass stored it (`open.ghosts`), where that does not depend on the pulling cell:
+// g lies outside `face` alone and its inner neighbour, the face cell next to it, is fluid. The stored value and that
+// cell's flag are loaded together. Elsewhere (a ghost beyond an edge of the face, whose inner neighbour is the
+// nearest face cell, or a solid inner neighbour, replaced by the pulling cell): ghostFromFaceMoments().
+template <class L, class Load, class T>
+HOPSIM_HD T ghostFromFacePass(const DomainParams<T>& p, const std::uint8_t* flags, const Load& load,
+                              const OpenFaceMoments<T>& open, int face, int i, const int g[3], const int pos[3],
+                              long long self) {
+  if (open.ghosts) {
+    // Axes picked by compares, not an array indexed by the normal (docs/performance.md, "Ghost values from the face
+    // pass": such an array gave every face cell of the bulk kernel's pass the same slot on the H200).
+    const int normal = face >> 1, plane = (face & 1) ? p.n[normal] - 1 : 0;
+    const int x0 = normal == 0 ? plane : g[0], y0 = normal == 1 ? plane : g[1], z0 = normal == 2 ? plane : g[2];
+    if (x0 >= 0 && x0 < p.n[0] && y0 >= 0 && y0 < p.n[1] && z0 >= 0 && z0 < p.n[2]) {
+      const T value = open.ghosts[i * open.slots + open.slot(p, face, x0, y0, z0)];
+      if (flags[p.index(x0, y0, z0)] == kFluid) return value;
+    }
+  }
+  return ghostFromFaceMoments<L>(p, flags, load, open, face, i, g, pos, self);
+}
+
 // A cell's Q populations as one value: what a function that is not inlined takes and returns, so that the caller's
 // array stays in registers (a pointer to it would put it in local memory on every path).
 template <class L, class T>
@@ -197,9 +225,10 @@ struct CellPopulations {
 
 // The links of a boundary cell (class kCellBoundary) in updateCellWithWalls(), given its populations pulled as a bulk
 // cell's (`pulled`): gather()'s rules link by link (bounce-back off solid neighbours and walls, a stationary wall
-// before a moving one and any wall before an inlet or outlet), the ghost nodes from the face moments `open`. Not
-// inlined: inlined, its registers (five ghost links in flight) made the whole pass spill (ptxas, D3Q19 FP32: 68 B
-// of spill stores per thread, on the bulk cells' path too); called, only the boundary cells' lanes pay for it.
+// before a moving one and any wall before an inlet or outlet), the ghost nodes from what the face pass stored
+// (ghostFromFacePass). Not inlined: inlined, its registers (five ghost links in flight) made the whole pass spill
+// (ptxas, D3Q19 FP32: 68 B of spill stores per thread, on the bulk cells' path too); called, only the boundary
+// cells' lanes pay for it.
 template <class L, class S, class T, class Index>
 HOPSIM_HD_NOINLINE CellPopulations<L, T> boundaryCellLinks(const DomainParams<T>& p, const std::uint8_t* flags,
                                                            const TwoLatticeStep<L, S, Index> acc,
@@ -229,7 +258,7 @@ HOPSIM_UNROLL
       }
       int face = 0;
       while (!(crossed & (1u << face))) ++face;
-      f[i] = ghostFromFaceMoments<L>(p, flags, load, open, face, i, g, c.pos, static_cast<long long>(c.self));
+      f[i] = ghostFromFacePass<L>(p, flags, load, open, face, i, g, c.pos, static_cast<long long>(c.self));
     }
   }
   return pulled;
@@ -242,8 +271,8 @@ HOPSIM_UNROLL
 // just brought into the cache. The arithmetic of updateBoundaryCell() for a wall cell (bitwise on the host; nvcc
 // may fuse the collision's multiplies and adds differently in the two kernels: round-off) and of updateBulkCell()
 // for a bulk one. Faces: boundary cells too (class kCellBoundary, links to inlet or outlet ghost nodes), whose ghost
-// links read the face cells' moments `open` of this step (boundaryCellLinks): updateBoundaryCell()'s arithmetic with
-// those moments.
+// links read what this step's face pass stored in `open` (boundaryCellLinks): updateBoundaryCell()'s arithmetic with
+// the face cells' moments.
 template <class L, int Terms, bool Faces = false, class Sink = NoSink, class S, class T, class Index>
 HOPSIM_HD void updateCellWithWalls(const DomainParams<T>& p, const std::uint8_t* flags,
                                    const TwoLatticeStep<L, S, Index>& acc, const CellCursor<Index>& c, std::uint8_t k,
@@ -298,7 +327,8 @@ OpenFaceMoments<T> openFaceLayout(const DomainParams<T>& p) {
 }
 
 // Stores the moments of the cell of `slot` (a fluid cell; other slots are left alone, no ghost node reads them)
-// from the post-collision populations a step reads: postCollisionMoments(), as ghostPopulation() computes them.
+// from the post-collision populations a step reads: postCollisionMoments(), as ghostPopulation() computes them; and,
+// where `m.ghosts`, the entering populations of the ghost node outside it.
 template <class L, class S, class T, class Index>
 HOPSIM_HD void storeOpenMoments(const DomainParams<T>& p, const std::uint8_t* flags,
                                 const TwoLatticeStep<L, S, Index>& acc, const OpenFaceMoments<T>& m, long long slot) {
@@ -327,6 +357,18 @@ HOPSIM_UNROLL
   out[1] = u[0];
   out[2] = u[1];
   out[3] = u[2];
+  if (!m.ghosts) return;
+  // The ghost node outside this cell: ghostFromInner() with this cell as its inner neighbour, as gather() has it for
+  // a link that crosses this face alone. (Axes picked by compares: a lattice table or a small array indexed by a
+  // value the compiler does not know is copied to local memory.)
+  const int inward = (face & 1) ? -1 : 1;
+  const int g[3] = {c.pos[0] - (normal == 0 ? inward : 0), c.pos[1] - (normal == 1 ? inward : 0),
+                    c.pos[2] - (normal == 2 ? inward : 0)};
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; ++i) {
+    const int along = normal == 0 ? L::c(i, 0) : (normal == 1 ? L::c(i, 1) : L::c(i, 2));
+    if (along == inward) m.ghosts[i * m.slots + slot] = ghostFromInner<L>(p, face, i, g, f[i], rho, u);
+  }
 }
 
 // The same for a boundary cell, through the shared gather(): bounce-back, moving walls, inlet/outlet ghost nodes
@@ -351,7 +393,7 @@ HOPSIM_HD void updateBoundaryCell(const DomainParams<T>& p, const std::uint8_t* 
   const auto self = static_cast<long long>(c.self);
   const auto ghost = [&](int face, int i, const int g[3]) {
     if (!open.values) return ghostPopulation<L>(p, flags, load, face, i, g, pos, self);
-    return ghostFromFaceMoments<L>(p, flags, load, open, face, i, g, pos, self);
+    return ghostFromFacePass<L>(p, flags, load, open, face, i, g, pos, self);
   };
   gather<L, true, Access::kOpenFaces>(p, flags, load, pos[0], pos[1], pos[2], self, f, onLink, ghost);
   if constexpr (Curved) {

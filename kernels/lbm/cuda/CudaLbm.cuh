@@ -98,6 +98,9 @@ class CudaLbm final : public LbmBackend {
       if (openMoments_.slots) {
         openValues_ = DeviceBuffer<T>(4 * static_cast<std::size_t>(openMoments_.slots));
         openMoments_.values = openValues_.get();
+        openGhosts_ = DeviceBuffer<T>(L::Q * static_cast<std::size_t>(openMoments_.slots));
+        openGhosts_.zero(stream_.get());  // slots of solid face cells are never written (their links fall back)
+        openMoments_.ghosts = openGhosts_.get();
       }
     }
     openInBulk_ = plan_.openInBulk && wallsInBulk_ && openMoments_.slots && bulk_->takesOpenFaces();
@@ -982,10 +985,10 @@ class CudaLbm final : public LbmBackend {
   CurvedCells curved_;  // the cells with interpolated links (class kCellCurved) and their wall distances
   bool wallsInBulk_ = false;  // steps without forces: the bulk update takes the wall cells, open_ the rest
   bool openInBulk_ = false;   // steps without forces: the bulk update takes the open_ cells too
-  // The inlet and outlet face cells' moments, rebuilt each step before the boundary kernel (KernelPlan::openMoments;
-  // no slots where the plan does without them).
+  // The inlet and outlet face cells' moments and ghost-node populations, rebuilt each step before the cells that
+  // read them (KernelPlan::openMoments; no slots where the plan does without them).
   OpenFaceMoments<T> openMoments_;
-  DeviceBuffer<T> openValues_;
+  DeviceBuffer<T> openValues_, openGhosts_;
   PinnedBuffer<double> hostResult_;
   // Output fields: device staging arrays of the owned block, the pinned slots they are copied into on copyStream_,
   // the event that the fields kernel is done, and the slot copied last (whose copy the next kernel waits for).

@@ -34,6 +34,8 @@ class HostCellUpdateRunner final : public LbmBackend {
       open_ = openFaceLayout(p_);
       openValues_.assign(4 * static_cast<std::size_t>(open_.slots), T(0));
       open_.values = openValues_.data();
+      openGhosts_.assign(L::Q * static_cast<std::size_t>(open_.slots), T(0));
+      open_.ghosts = openGhosts_.data();
     }
     curvedSlot_.assign(n, -1);
     for (std::size_t k = 0; k < s.curved.cells.size(); ++k) curvedSlot_[s.curved.cells[k]] = static_cast<long long>(k);
@@ -162,7 +164,7 @@ class HostCellUpdateRunner final : public LbmBackend {
   int obstacles_;
   int parity_ = 0;
   OpenFaceMoments<T> open_;  // no slots: each ghost-node link builds its inner neighbour's moments
-  std::vector<T> openValues_;
+  std::vector<T> openValues_, openGhosts_;
   std::vector<long long> curvedSlot_;  // per cell: its index in LbmSetup::curved, or -1
   std::vector<T> curvedQ_;
 };

@@ -451,7 +451,8 @@ TEST_CASE("LBM bench on the GPU reports bandwidth, MLUPS and the roofline fracti
 
 // A small 3D case for compute-sanitizer (memcheck, racecheck): both layouts, boundaries, obstacles (interpolated
 // bounce-back included), forces, observables and fields, with and without Smagorinsky LES, and the regularised
-// operator; inlet and outlet cells in the bulk kernel (the channels, FP32); sampled steps. Run alone: hopsim_tests "[sanitize]".
+// operator; the inlet and outlet cells' ghost links from the face pass's values (the channels); sampled steps. Run
+// alone: hopsim_tests "[sanitize]".
 TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]") {
   if (!haveGpu()) return;
   std::vector<std::pair<std::string, int>> cases;  // case YAML, obstacles
