@@ -604,6 +604,12 @@ flows5)
 flows6)
   # Issue 18: 2D-2 at D = 40, quadratic, at half the Mach number (peak 0.015, tau 0.512; twice the steps).
   ST_LIMIT=120 ST_BOUNDARY=quadratic st d40_quad_ma 40 0.015 2400000 ;;
+flows7)
+  # Issue 18: 2D-2 at D = 40, quadratic, and its mirror image about the channel's mid-height (the cylinder's centre
+  # at 84 instead of 80 of 164 cells): a mirror-symmetric discretisation gives cl'(t) = -cl(t), cl_max' = -cl_min.
+  ST_BOUNDARY=quadratic st d40_quad_c80 40 0.03 700000
+  ST_BOUNDARY=quadratic st d40_quad_c84 40 0.03 700000 \
+    --set "obstacles=[{name: cylinder, shape: circle, center: [80, 84], radius: 20, boundary: quadratic}]" ;;
 pairs)
   # FP16 storage, two cells per thread (the default) against one (HOPSIM_LBM_HALF_PAIRS=0) on each lattice, periodic
   # and bounded, each run its own process, two rounds in opposite order: D3Q27's and D2Q9's pair kernels had not been
