@@ -29,7 +29,7 @@ const char* toString(BulkUpdate b);
 struct KernelPlan {
   BulkUpdate bulk = BulkUpdate::Portable;
   StreamingLayout layout = StreamingLayout::TwoLattice;  // TwoLattice or InPlace
-  int blockThreads = 256;   // threads per block of the portable kernels: 64, 128 or 256
+  int blockThreads = 256;   // threads per block of the portable kernels: 64, 128 or 256 (the planner's choice)
   int graphSteps = 32;      // steps per captured CUDA graph (even)
   bool halfPairs = true;    // FP16 storage, portable bulk, two lattices: two cells per thread
   // Portable bulk, two lattices, one rank: the bulk kernel also updates the wall cells (bounce-back links only) in

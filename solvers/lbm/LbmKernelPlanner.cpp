@@ -175,6 +175,18 @@ bool halfPairsMeasuredFaster(const LbmSetup& s, bool wallsInBulk) {
 // face cell's ghost links hold its warp, and so its block, for two more memory round trips than a bulk cell's.
 bool openInBulkMeasuredFaster(const LbmSetup&) { return false; }
 
+// Threads per block of the portable kernels where nothing asks for a number: 128 where that measured faster than 256
+// on the H200 (2026-12-04, docs/performance.md, "Blocks of 128 threads"; `hopsim bench --kernels portable`, two
+// rounds): every D2Q9 case (periodic 4096^2 +2.1%, cavity +2.5%, channel with a cylinder +2.6%), 3-D boxes with
+// walls, obstacles or open faces (FP32 cavity +0.7%, channel +0.6%; FP16 cavity +7.7%, channel +3.0%) and FP16
+// storage on periodic 3-D boxes (+1.1%, two cells per thread); 256 where it measured slower (periodic solid-free 3-D
+// boxes in FP32: D3Q19 -0.17%, D3Q27 -0.28%) or was not measured (double precision, boxes split over ranks).
+int autoBlockThreads(const LbmSetup& s) {
+  if (s.precision == Precision::Double || s.domain.hasGhosts()) return 256;
+  if (dimensionsOf(s.lattice) == 3 && s.precision == Precision::Single && !bounded(s)) return 256;
+  return 128;
+}
+
 }  // namespace
 
 void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
@@ -189,7 +201,7 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   }
   if (o.blockThreads && o.blockThreads != 64 && o.blockThreads != 128 && o.blockThreads != 256)
     throw InputError(fmt::format("HOPSIM_LBM_BLOCK_THREADS={}: expected 64, 128 or 256", o.blockThreads));
-  k.blockThreads = o.blockThreads ? o.blockThreads : 256;
+  k.blockThreads = o.blockThreads ? o.blockThreads : autoBlockThreads(s);
   k.graphSteps = o.graphSteps ? o.graphSteps + (o.graphSteps & 1) : 32;  // even: a graph ends on its start parity
   const bool momentsAsked = o.openMoments == 1 || (o.openMoments < 0 && openMomentsMeasuredFaster(s));
   k.openMoments = momentsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts() && hasOpenFaces(s);

@@ -78,6 +78,35 @@ TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells, sample
   CHECK(!planFor("D3Q19", "single", Flow::Channel, flat).graphPriority);
 }
 
+TEST_CASE("LBM kernel plan: threads per block as measured, unless asked", "[unit][lbm]") {
+  const auto periodic = [](const std::string& lattice, const std::string& precision) {
+    const bool flat = lattice == "D2Q9";
+    return "solver: lbm\nlattice: " + lattice + "\nprecision: " + precision +
+           "\ndomain: {cells: " + (flat ? "[32, 32]" : "[16, 16, 16]") + ", periodic: " +
+           (flat ? "[x, y]" : "[x, y, z]") + "}\nfluid: {tau: 0.6}\nrun: {steps: 1}\n";
+  };
+  // 128 on every D2Q9 case, on 3-D boxes with walls, obstacles or open faces, and for FP16 storage.
+  for (const std::string precision : {"single", "half"}) {
+    INFO(precision);
+    CHECK(planForYaml(periodic("D2Q9", precision)).blockThreads == 128);
+    CHECK(planFor("D2Q9", precision, Flow::Cavity).blockThreads == 128);
+    CHECK(planFor("D3Q19", precision, Flow::Cavity).blockThreads == 128);
+    CHECK(planFor("D3Q19", precision, Flow::Channel).blockThreads == 128);
+    CHECK(planFor("D3Q27", precision, Flow::PeriodicForce).blockThreads == 128);  // an obstacle in the box
+  }
+  CHECK(planForYaml(periodic("D3Q19", "half")).blockThreads == 128);
+  // 256 on solid-free periodic 3-D boxes in FP32 (128 measured slower) and in double precision (not measured).
+  CHECK(planForYaml(periodic("D3Q19", "single")).blockThreads == 256);
+  CHECK(planForYaml(periodic("D3Q27", "single")).blockThreads == 256);
+  CHECK(planFor("D3Q19", "double", Flow::Cavity).blockThreads == 256);
+  CHECK(planFor("D2Q9", "double", Flow::Channel).blockThreads == 256);
+  DeviceOverrides asked;
+  asked.blockThreads = 64;
+  CHECK(planFor("D3Q19", "single", Flow::Cavity, asked).blockThreads == 64);
+  asked.blockThreads = 256;
+  CHECK(planFor("D2Q9", "single", Flow::Cavity, asked).blockThreads == 256);
+}
+
 TEST_CASE("LBM kernel plan: FP16 storage with two cells per thread where that measured faster", "[unit][lbm]") {
   // Every D2Q9 case; 3-D boxes only where they are periodic and solid-free (no wall cell in the bulk kernel).
   for (const Flow flow : {Flow::PeriodicForce, Flow::Channel, Flow::Cavity}) {
