@@ -1,7 +1,8 @@
 // The CUDA backend's per-cell code (kernels/lbm/cuda/CellUpdate.cuh) driven by plain host loops: checks the
 // in-place AA layout, the bulk/boundary split, the wall cells in the bulk pass (wallsInBulk, two lattices), the
-// inlet and outlet face cells' moments computed once per step (openMoments, two lattices; on by default here) and
-// those cells in the bulk pass too (openInBulk, with both of the former), the curved cells of interpolated bounce-back (two lattices) and FP16 storage on machines without a GPU. A slot of the
+// inlet and outlet face cells' moments and ghost-node populations computed once per step (openMoments, two
+// lattices; on by default here) and those cells in the bulk pass too (openInBulk, with both of the former), the
+// curved cells of interpolated bounce-back (two lattices) and FP16 storage on machines without a GPU. A slot of the
 // AA array is read and written by one cell only, so a sequential sweep computes what the parallel kernel computes.
 #pragma once
 
