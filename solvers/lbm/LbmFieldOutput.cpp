@@ -243,12 +243,15 @@ void LbmFieldOutput::listEarlier(long long lastStep) {
                  missing.size(), missing.front());
 }
 
+void LbmFieldOutput::settle() {
+  if (mode_ == Mode::MainThread) return;  // its writes are complete when write() returns
+  waited_ += writer_.drain();
+  if (mode_ == Mode::ThreadPieces) commitUpTo(slotTicket_[0] > slotTicket_[1] ? slotTicket_[0] : slotTicket_[1]);
+  else writer_.rethrowOnce();
+}
+
 void LbmFieldOutput::finish() {
-  if (mode_ != Mode::MainThread) {
-    waited_ += writer_.drain();
-    if (mode_ == Mode::ThreadPieces) commitUpTo(slotTicket_[0] > slotTicket_[1] ? slotTicket_[0] : slotTicket_[1]);
-    else writer_.rethrowOnce();
-  }
+  settle();
   for (const auto& w : writers_) w->finish();
 }
 

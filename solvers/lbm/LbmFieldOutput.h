@@ -55,6 +55,10 @@ class LbmFieldOutput {
   // Lists the output steps an earlier run wrote up to `lastStep` (0 and the multiples of output.every) in the
   // series files, which a restarted run continues. Every rank calls it.
   void listEarlier(long long lastStep);
+  // Waits for every write handed over so far and names its step in the series (the writers go on), so that what the
+  // run writes next, a checkpoint, is never ahead of the fields of its step: a run killed after it continues with
+  // those fields listed. Collective; throws the writer's error.
+  void settle();
   // Waits for every write and ends the series. Collective; throws the writer's error.
   void finish();
 

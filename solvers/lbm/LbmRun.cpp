@@ -417,6 +417,9 @@ int run(const io::CaseDocument& doc, const RunOptions& options, log::RunLog& run
   auto writeCheckpoint = [&]() {
     if (!writes || lastCheckpoint == sim.step()) return;
     ScopedPhase t(timers, kOutput);
+    // The fields of this step (and every earlier one) on disk and in the series first: a restart from this
+    // checkpoint lists them and does not write them again.
+    if (fields) fields->settle();
     io::CheckpointPart part = checkpointPart(doc, c, sim);
     {
       // The field writer thread may be in HDF5 (not thread-safe) meanwhile.
