@@ -28,6 +28,13 @@ KernelPlan planFor(const std::string& lattice, const std::string& precision, Flo
   return planForYaml(caseYaml(lattice, precision, "trt", flow), o);
 }
 
+// A box periodic on every axis of its lattice, without walls or solid cells.
+std::string periodicYaml(const std::string& lattice, const std::string& cells,
+                         const std::string& precision = "single") {
+  return "solver: lbm\nlattice: " + lattice + "\nprecision: " + precision + "\nfluid: {tau: 0.7}\ndomain: {cells: " +
+         cells + ", periodic: " + (lattice == "D2Q9" ? "[x, y]" : "[x, y, z]") + "}\nrun: {steps: 1}\n";
+}
+
 }  // namespace
 
 TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells, sampled steps, side stream",
@@ -80,10 +87,7 @@ TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells, sample
 
 TEST_CASE("LBM kernel plan: threads per block as measured, unless asked", "[unit][lbm]") {
   const auto periodic = [](const std::string& lattice, const std::string& precision) {
-    const bool flat = lattice == "D2Q9";
-    return "solver: lbm\nlattice: " + lattice + "\nprecision: " + precision +
-           "\ndomain: {cells: " + (flat ? "[32, 32]" : "[16, 16, 16]") + ", periodic: " +
-           (flat ? "[x, y]" : "[x, y, z]") + "}\nfluid: {tau: 0.6}\nrun: {steps: 1}\n";
+    return periodicYaml(lattice, lattice == "D2Q9" ? "[32, 32]" : "[16, 16, 16]", precision);
   };
   // 128 on every D2Q9 case, on 3-D boxes with walls, obstacles or open faces, and for FP16 storage.
   for (const std::string precision : {"single", "half"}) {
@@ -120,9 +124,7 @@ TEST_CASE("LBM kernel plan: FP16 storage with two cells per thread where that me
   CHECK(!planFor("D3Q19", "half", Flow::Duct).halfPairs);
   for (const std::string lattice : {"D3Q19", "D3Q27"}) {
     INFO(lattice);
-    const std::string periodic = "solver: lbm\nlattice: " + lattice + "\nprecision: half\nfluid: {tau: 0.7}\n"
-                                 "domain: {cells: [16, 12, 10], periodic: [x, y, z]}\nrun: {steps: 1}\n";
-    CHECK(planForYaml(periodic).halfPairs);
+    CHECK(planForYaml(periodicYaml(lattice, "[16, 12, 10]", "half")).halfPairs);
   }
   // The wall cells in the boundary kernel (the pair kernel then takes bulk pairs only; not measured against one cell
   // per thread on that path): two cells per thread, as before.
@@ -152,11 +154,6 @@ LbmSetup splitAlongY(const std::string& yaml, long long ownedY) {
 
 DevicePlan hopperPlan(const LbmSetup& s, KernelVariant kernels = KernelVariant::Hopper, DeviceOverrides o = {}) {
   return plannedCudaDevice(s, kernels, o);
-}
-
-std::string periodicYaml(const std::string& lattice, const std::string& cells) {
-  return "solver: lbm\nlattice: " + lattice + "\nprecision: single\nfluid: {tau: 0.7}\ndomain: {cells: " + cells +
-         ", periodic: " + (lattice == "D2Q9" ? "[x, y]" : "[x, y, z]") + "}\nrun: {steps: 1}\n";
 }
 
 }  // namespace
