@@ -379,6 +379,40 @@ openmoments|openmoments2)
     done
     run om_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
   fi ;;
+wrap|wrap2)
+  # The face pass's ghost values wrapped into the opposite face (issue 14, KernelPlan::openWrap, off unless asked
+  # until this group has measured it: the inlet and outlet cells bulk or wall cells). wrap: its GPU tests beside the
+  # other open-face tests, then the 3-D channel with a cylinder with and without it (FP32 staircase and interpolated,
+  # FP16), each in its own process against the copy bandwidth measured there, two rounds in opposite order; the 2-D
+  # channel (FP32) with the face pass (off by default on 2-D lattices: measured slower without the wrap) wrapped and
+  # not, and as planned; the cavity and periodic box as references; ncu of a step. wrap2: memcheck of the small
+  # cases (the wrapped channels among them), every [gpu][lbm] test, racecheck.
+  if [ $step = wrap ]; then
+    run wrap_tests 150 $T "CUDA LBM: inlet*,CUDA LBM: wall cells*,CUDA LBM: the boundary passes*"
+    for round in 1 2; do
+      for w in $(inRound $round 1 0); do
+        for c in ch3 ch3h ch3i; do
+          boundedCase $c
+          run "wrap_${c}_w${w}_$round" 45 env HOPSIM_LBM_OPEN_WRAP=$w $B "${args[@]}" --kernels portable --repeats 5 \
+            --json "$R/wrap_${c}_w${w}_$round.json"
+        done
+        run "wrap_ch2_m1w${w}_$round" 45 env HOPSIM_LBM_OPEN_MOMENTS=1 HOPSIM_LBM_OPEN_WRAP=$w $B \
+          bench/lbm_channel2d_cylinder_single.yaml --kernels portable --repeats 5 \
+          --json "$R/wrap_ch2_m1w${w}_$round.json"
+      done
+    done
+    run wrap_ch2_planned 45 $B bench/lbm_channel2d_cylinder_single.yaml --kernels portable --repeats 5 \
+      --json "$R/wrap_ch2_planned.json"
+    references wrap
+    for w in 1 0; do
+      run "ncu_wrap_channel3d_w$w" 60 env HOPSIM_LBM_OPEN_WRAP=$w $NCU_STEP -k "regex:Step|Ghosts|Moments" -c 8 \
+        $B bench/lbm_channel3d_cylinder_single.yaml --kernels portable --steps 8 --repeats 1
+    done
+  else
+    run wrap2_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
+    run wrap2_gpu_lbm_tests 240 $T "[gpu][lbm]"
+    run wrap2_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[sanitize]"
+  fi ;;
 openbulk|openbulk2)
   # The inlet and outlet cells in the bulk kernel's pass (issue 14, KernelPlan::openInBulk). openbulk: its GPU tests
   # (against the boundary kernel, and the open-face tests beside it), the 3-D channel with a cylinder in FP32 with

@@ -46,6 +46,12 @@ struct KernelPlan {
   // storage on 3-D lattices with 32-bit indices only (the kernel is compiled for that case). Off unless asked: it
   // measured slower (LbmKernelPlanner.cpp, openInBulkMeasuredFaster).
   bool openInBulk = false;
+  // With openMoments, the portable bulk update and an inlet and an outlet on the two faces of one axis: the face
+  // pass also writes each face's ghost values into the slots of the opposite face's cells that a face cell's link
+  // pulls through the wrap, so that the inlet and outlet cells are bulk or wall cells of the bulk kernel's pass
+  // (openWrapFaces(), kernels/lbm/cuda/CellUpdate.cuh; the backend checks the geometry). Off unless asked: not
+  // measured yet (LbmKernelPlanner.cpp, openWrapMeasuredFaster).
+  bool openWrap = false;
   // One rank: the small kernels of a step (face moments, boundary cells, curved cells) on a second stream of the
   // highest priority, beside the bulk update instead of after it (they write other cells, and their latency-bound
   // chains then hide under the bulk kernel's time); off: all on one stream, one after the other.
@@ -83,6 +89,7 @@ struct DeviceOverrides {
   int wallsInBulk = -1;                  // HOPSIM_LBM_WALLS_IN_BULK=0|1
   int openMoments = -1;                  // HOPSIM_LBM_OPEN_MOMENTS=0|1
   int openInBulk = -1;                   // HOPSIM_LBM_OPEN_IN_BULK=0|1
+  int openWrap = -1;                     // HOPSIM_LBM_OPEN_WRAP=0|1
   int sideStream = -1;                   // HOPSIM_LBM_SIDE_STREAM=0|1
   int sideBlocks = -1;                   // HOPSIM_LBM_SIDE_BLOCKS=N (0: one thread per cell; -1: not set)
   int graphPriority = -1;                // HOPSIM_LBM_GRAPH_PRIORITY=0|1

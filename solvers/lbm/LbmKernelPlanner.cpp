@@ -115,14 +115,14 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   }
   if (asked == DeviceOverrides::kStepsOff || !refusal.empty()) {
     k.bulk = BulkUpdate::HopperCluster;
-    k.wallsInBulk = k.openInBulk = false;  // the cluster kernel's tiles hold bulk cells only
+    k.wallsInBulk = k.openInBulk = k.openWrap = false;  // the cluster kernel's tiles hold bulk cells only
     if (s.domain.hasGhosts() && asked != DeviceOverrides::kStepsOff)
       k.note += "; temporal kernel not used: " + refusal;
     return;
   }
   k.bulk = BulkUpdate::HopperTemporal;
   k.wallsInBulk = bounded(s);  // the kernel's wall variant takes them, in every step without obstacle forces
-  k.openInBulk = false;
+  k.openInBulk = k.openWrap = false;
   k.stepsPerLaunch = steps;
   const int cluster = o.temporalCluster;
   const bool clusters = dimensionsOf(s.lattice) == 3 && k.stepsPerLaunch == 2 && !k.wallsInBulk;
@@ -175,6 +175,13 @@ bool halfPairsMeasuredFaster(const LbmSetup& s, bool wallsInBulk) {
 // face cell's ghost links hold its warp, and so its block, for two more memory round trips than a bulk cell's.
 bool openInBulkMeasuredFaster(const LbmSetup&) { return false; }
 
+// Whether the face pass's ghost values wrapped into the opposite face (KernelPlan::openWrap: the inlet and outlet
+// cells bulk or wall cells of the bulk kernel) measured faster than the boundary kernel's face cells: not measured
+// yet (written 2026-12-04 in a session without a GPU; predicted +10% on the 3-D channel, docs/performance.md, "Inlet
+// and outlet cells as bulk cells"), so only when asked (HOPSIM_LBM_OPEN_WRAP=1) until `bench/device_check.sh wrap`
+// has run.
+bool openWrapMeasuredFaster(const LbmSetup&) { return false; }
+
 // Threads per block of the portable kernels where nothing asks for a number: 128 where that measured faster than 256
 // on the H200 (2026-12-04, docs/performance.md, "Blocks of 128 threads"; `hopsim bench --kernels portable`, two
 // rounds): every D2Q9 case (periodic 4096^2 +2.1%, cavity +2.5%, channel with a cylinder +2.6%), 3-D boxes with
@@ -209,6 +216,8 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.wallsInBulk = wallsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts();
   const bool openAsked = o.openInBulk == 1 || (o.openInBulk < 0 && openInBulkMeasuredFaster(s));
   k.openInBulk = openAsked && k.openMoments && k.wallsInBulk;
+  const bool wrapAsked = o.openWrap == 1 || (o.openWrap < 0 && openWrapMeasuredFaster(s));
+  k.openWrap = wrapAsked && k.openMoments && !k.openInBulk;
   k.halfPairs = o.halfPairs == 1 || (o.halfPairs < 0 && halfPairsMeasuredFaster(s, k.wallsInBulk));
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
   k.sideBlocks = k.sideStream && o.sideBlocks > 0 ? o.sideBlocks : 0;

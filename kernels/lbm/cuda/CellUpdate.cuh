@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "kernels/lbm/StreamCollide.h"
 #include "kernels/lbm/cuda/StreamingAccess.cuh"
@@ -34,17 +35,22 @@ HOPSIM_HD bool boundaryKernelCell(std::uint8_t k, bool bulkTakesWalls) {
   return k == kCellBoundary || (isWallCell(k) && !bulkTakesWalls);
 }
 
+// `wrapped`: the inlet and outlet faces whose ghost values the face pass writes into the opposite face's cells
+// (openWrapFaces(), wrapOpenGhosts()); a link across such a face alone pulls its wrapped neighbour as a bulk link.
 template <class L, class T, class Index>
-HOPSIM_HD std::uint8_t classifyCell(const DomainParams<T>& p, const std::uint8_t* flags, const CellCursor<Index>& c) {
+HOPSIM_HD std::uint8_t classifyCell(const DomainParams<T>& p, const std::uint8_t* flags, const CellCursor<Index>& c,
+                                    unsigned wrapped = 0) {
   if (flags[c.self] != kFluid) return kCellSkip;
   bool bulk = true, walls = true, solids = false;
 HOPSIM_UNROLL
   for (int i = 1; i < L::Q; ++i) {
     const unsigned crossed = c.template crossed<L>(i, -1);
     bool moving;
-    if (crossed) {
+    if (crossed & ~wrapped) {
       bulk = false;
       walls = walls && wallOfLink(p, static_cast<int>(crossed), moving) >= 0;
+    } else if (crossed) {
+      continue;
     } else if (flags[static_cast<Index>(c.self + c.template offset<L>(i, -1))] != kFluid) {
       bulk = false;
       solids = true;
@@ -119,7 +125,8 @@ HOPSIM_UNROLL
 
 // The links of a wall cell that bounce back (bit i: population i comes back off a wall or a solid cell) and,
 // among them, those off a moving wall: gather()'s rules, without its loads. The faces crossed follow from the
-// cursor; the neighbours' flags are read only where `solids` (class kCellWallSolid).
+// cursor; the neighbours' flags are read only where `solids` (class kCellWallSolid). A link across wrapped inlet or
+// outlet faces alone (classifyCell()) keeps its pulled value.
 template <class L, class T, class Index>
 HOPSIM_HD void wallLinks(const DomainParams<T>& p, const std::uint8_t* flags, const CellCursor<Index>& c, bool solids,
                          unsigned& bounce, unsigned& moving) {
@@ -130,7 +137,7 @@ HOPSIM_UNROLL
     const unsigned crossed = c.template crossed<L>(i, -1);
     if (crossed) {
       bool movingWall;
-      wallOfLink(p, static_cast<int>(crossed), movingWall);
+      if (wallOfLink(p, static_cast<int>(crossed), movingWall) < 0) continue;
       bounce |= 1u << i;
       if (movingWall) moving |= 1u << i;
     } else if (solids && flags[static_cast<Index>(c.self + c.template offset<L>(i, -1))] != kFluid) {
@@ -329,9 +336,9 @@ OpenFaceMoments<T> openFaceLayout(const DomainParams<T>& p) {
 // Stores the moments of the cell of `slot` (a fluid cell; other slots are left alone, no ghost node reads them)
 // from the post-collision populations a step reads: postCollisionMoments(), as ghostPopulation() computes them; and,
 // where `m.ghosts`, the entering populations of the ghost node outside it.
-template <class L, class S, class T, class Index>
-HOPSIM_HD void storeOpenMoments(const DomainParams<T>& p, const std::uint8_t* flags,
-                                const TwoLatticeStep<L, S, Index>& acc, const OpenFaceMoments<T>& m, long long slot) {
+// The face of `slot` in m's layout, and the cell of that face's plane it stands for (x).
+template <class T>
+HOPSIM_HD int openSlotCell(const DomainParams<T>& p, const OpenFaceMoments<T>& m, long long slot, int x[3]) {
   int face = 0;
   int t1 = 0, t2 = 0;
   for (; face < 6; ++face) {
@@ -340,11 +347,19 @@ HOPSIM_HD void storeOpenMoments(const DomainParams<T>& p, const std::uint8_t* fl
     if (slot < m.first[face] + static_cast<long long>(p.n[t1]) * p.n[t2]) break;
   }
   const long long r = slot - m.first[face];
-  int x[3];
   const int normal = face >> 1;
   x[normal] = (face & 1) ? p.n[normal] - 1 : 0;
   x[t1] = static_cast<int>(r % p.n[t1]);
   x[t2] = static_cast<int>(r / p.n[t1]);
+  return face;
+}
+
+template <class L, class S, class T, class Index>
+HOPSIM_HD void storeOpenMoments(const DomainParams<T>& p, const std::uint8_t* flags,
+                                const TwoLatticeStep<L, S, Index>& acc, const OpenFaceMoments<T>& m, long long slot) {
+  int x[3];
+  const int face = openSlotCell(p, m, slot, x);
+  const int normal = face >> 1;
   const auto c = CellCursor<Index>::make(p, x[0], x[1], x[2]);
   if (flags[c.self] != kFluid) return;
   T f[L::Q];
@@ -368,6 +383,67 @@ HOPSIM_UNROLL
   for (int i = 1; i < L::Q; ++i) {
     const int along = normal == 0 ? L::c(i, 0) : (normal == 1 ? L::c(i, 1) : L::c(i, 2));
     if (along == inward) m.ghosts[i * m.slots + slot] = ghostFromInner<L>(p, face, i, g, f[i], rho, u);
+  }
+}
+
+// The inlet and outlet faces whose ghost values the face pass can hand to the bulk kernel through the opposite
+// face's cells (a bit per face, as CellCursor::outside; 0: none). A face cell's link across its face alone pulls,
+// through the cursor's wrap, the slot of the cell on the opposite face that holds a population leaving the box there
+// (no update of the box reads it: a bounce reads a cell's own slots only where its link crosses a wall, and the
+// interpolated links read populations that point into the box). wrapOpenGhosts() writes the ghost value there once
+// the face pass has stored it, so that gather()'s rule for such a link (ghostFromFacePass(): the stored value where
+// the face cell is fluid) is one bulk load, and inlet and outlet cells become bulk or wall cells (classifyCell()).
+// Where it holds: one rank; both faces of one axis inlets or outlets, no other open face (a link across two open
+// faces keeps gather()); every cell on those two planes fluid and none with interpolated links (`curved`: their cells'
+// indices), so that every ghost value such a link reads is the stored one.
+template <class T>
+unsigned openWrapFaces(const DomainParams<T>& p, const std::uint8_t* flags, const std::vector<long long>& curved) {
+  if (p.hasGhosts()) return 0;
+  const auto open = [&](int face) {
+    const int type = p.face[face].type;
+    return !p.periodic[face >> 1] && (type == kFaceVelocityInlet || type == kFacePressureOutlet);
+  };
+  int axis = -1;
+  for (int a = 0; a < 3; ++a) {
+    if (!open(2 * a) && !open(2 * a + 1)) continue;
+    if (axis >= 0 || !open(2 * a) || !open(2 * a + 1)) return 0;
+    axis = a;
+  }
+  if (axis < 0) return 0;
+  const auto onPlane = [&](long long cell) {
+    const long long nxy = static_cast<long long>(p.n[0]) * p.n[1];
+    const long long at[3] = {cell % p.n[0], (cell / p.n[0]) % p.n[1], cell / nxy};
+    return at[axis] == 0 || at[axis] == p.n[axis] - 1;
+  };
+  for (long long cell = 0; cell < p.cells; ++cell)
+    if (flags[cell] != kFluid && onPlane(cell)) return 0;
+  for (const long long cell : curved)
+    if (onPlane(cell)) return 0;
+  return 3u << (2 * axis);
+}
+
+// After the face pass of a step (storeOpenMoments(), every slot): the ghost values stored for the cell of `slot`
+// written where its neighbours' wrapped pulls read them, the slots of the opposite face's cell (openWrapFaces()), in
+// the populations the step reads (`src`). Only for cells of the plane that pull them: a population whose puller lies
+// beyond a wall is left alone (it is the opposite cell's own, which its bounce-back reads).
+template <class L, class S, class T, class Index>
+HOPSIM_HD void wrapOpenGhosts(const DomainParams<T>& p, const OpenFaceMoments<T>& m, S* src, Index n, long long slot) {
+  int x[3];
+  const int face = openSlotCell(p, m, slot, x);
+  const int normal = face >> 1, inward = (face & 1) ? -1 : 1;
+  // The opposite cell by compares, not an array element set by index (see ghostFromFacePass()).
+  const int across = (face & 1) ? 0 : p.n[normal] - 1;
+  const Index target = static_cast<Index>(
+      p.index(normal == 0 ? across : x[0], normal == 1 ? across : x[1], normal == 2 ? across : x[2]));
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; ++i) {
+    // Axes picked by compares, as in storeOpenMoments().
+    const int along = normal == 0 ? L::c(i, 0) : (normal == 1 ? L::c(i, 1) : L::c(i, 2));
+    if (along != inward) continue;
+    const auto inside = [&](int a, int at) { return a == normal || p.periodic[a] || (at >= 0 && at < p.n[a]); };
+    const int c2 = L::D == 3 ? L::c(i, 2) : 0;
+    if (inside(0, x[0] + L::c(i, 0)) && inside(1, x[1] + L::c(i, 1)) && inside(2, x[2] + c2))
+      PopulationStorage<S>::write(populationSlot(src, i, n, target), m.ghosts[i * m.slots + slot]);
   }
 }
 

@@ -71,14 +71,20 @@ class CudaLbm final : public LbmBackend {
     f_[1].zero(stream_.get());
     forces_.zero(stream_.get());
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(flags_.get(), s.flags.data(), n, cudaMemcpyHostToDevice, stream_.get()));
-    if (wide_) classify<unsigned long long>(cls_.get());
-    else classify<unsigned>(cls_.get());
+    // The face pass hands the inlet and outlet cells' ghost values to the bulk kernel through the opposite face
+    // (KernelPlan::openWrap) where the portable bulk update runs one cell per thread and the geometry allows it.
+    const bool pairs = plan_.halfPairs && sizeof(S) == 2;
+    if (plan_.openWrap && plan_.openMoments && !plan_.openInBulk && plan_.bulk == BulkUpdate::Portable && !inPlace_ &&
+        !pairs)
+      wrapped_ = openWrapFaces(p_, s.flags.data(), s.curved.cells);
+    if (wide_) classify<unsigned long long>(cls_.get(), wrapped_);
+    else classify<unsigned>(cls_.get(), wrapped_);
     // Ghost layers as deep as the temporal kernel's steps per launch: its launches of k steps compute the ghost cells'
     // lower levels too (an owned cell's last level needs them), so they read the classes of the whole box.
     if (p_.hasGhosts() && plan.lbm.bulk == BulkUpdate::HopperTemporal) {
       boxCls_ = DeviceBuffer<std::uint8_t>(n);
-      if (wide_) classify<unsigned long long>(boxCls_.get());
-      else classify<unsigned>(boxCls_.get());
+      if (wide_) classify<unsigned long long>(boxCls_.get(), 0);
+      else classify<unsigned>(boxCls_.get(), 0);
     }
     if (p_.hasGhosts()) excludeGhosts(s);
     listBoundaryCells(s.curved);
@@ -104,6 +110,8 @@ class CudaLbm final : public LbmBackend {
       }
     }
     openInBulk_ = plan_.openInBulk && wallsInBulk_ && openMoments_.slots && bulk_->takesOpenFaces();
+    if (wrapped_ && !openMoments_.ghosts)
+      throw std::logic_error("wrapped inlet and outlet faces without the face pass's ghost values");
     if (plan_.graphSteps < 2 || plan_.graphSteps % (2 * bulk_->stepsPerLaunch()))
       throw std::logic_error("graphs of " + std::to_string(plan_.graphSteps) + " steps: the planner makes them an "
                              "even number of launches");
@@ -131,6 +139,9 @@ class CudaLbm final : public LbmBackend {
                                           " except in steps with obstacle forces)"
                                     : "") +
                       (openMoments_.slots ? ", inlet/outlet face moments in a pass of their own" : "") +
+                      (wrapped_ ? " that also writes their ghost values where the opposite face's cells are pulled "
+                                  "(the inlet and outlet cells are bulk or wall cells)"
+                                : "") +
                       (curved_.count ? ", " + std::to_string(curved_.count) +
                                            " cells with interpolated bounce-back in a pass of their own"
                                      : "") +
@@ -659,8 +670,8 @@ class CudaLbm final : public LbmBackend {
   }
 
   template <class Index>
-  void classify(std::uint8_t* cls) {
-    classifyKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, flags_.get(), cls);
+  void classify(std::uint8_t* cls, unsigned wrapped) {
+    classifyKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, flags_.get(), cls, wrapped);
     HOPSIM_CUDA_CHECK_LAUNCH("classifyKernel");
   }
 
@@ -805,14 +816,18 @@ class CudaLbm final : public LbmBackend {
   // stream beside the bulk update, launched first so that their blocks take the first free slots, and the step
   // ends when both streams have. A step with forces leaves the wall cells to the boundary kernel: it credits their
   // links to the obstacles. Where the bulk update takes the inlet and outlet cells too (openInBulk_), the face
-  // moments they read are computed first, on the step's stream, and only the curved cells are left. (Otherwise the
-  // moments pass heads the side stream's chain: before the fork it measured 1-2% slower, docs/performance.md.)
+  // moments they read are computed first, on the step's stream, and only the curved cells are left; so are they,
+  // with the copy of their ghost values, where the faces are wrapped (wrapped_: the face cells are bulk and wall
+  // cells, and the side stream's kernels start after the copy). (Otherwise the moments pass heads the side stream's
+  // chain: before the fork it measured 1-2% slower, docs/performance.md.)
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
     const bool faces = openInBulk_ && !forces;
     const StepPart small = smallPart(walls, faces);
     const bool side = plan_.sideStream && (small.count || small.curved.count);
-    if (faces) launchOpenMoments(st, parity);
+    // With wrapped faces the bulk kernel reads what the face pass wrote, in every step.
+    const bool momentsFirst = faces || wrapped_;
+    if (momentsFirst) launchOpenMoments(st, parity);
     const auto bulk = [&] {
       if (faces) bulk_->enqueueWithFaces(st, parity, cls_.get(), flags_.get(), openMoments_);
       else if (walls) bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
@@ -820,12 +835,12 @@ class CudaLbm final : public LbmBackend {
     };
     if (!side) {
       bulk();
-      launchPart(st, parity, forces, small, faces);
+      launchPart(st, parity, forces, small, momentsFirst);
       return;
     }
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideFork_.get(), st));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(sideStream_.get(), sideFork_.get(), 0));
-    launchPart(sideStream_.get(), parity, forces, small, faces);
+    launchPart(sideStream_.get(), parity, forces, small, momentsFirst);
     bulk();
     HOPSIM_CUDA_CHECK(cudaEventRecord(sideJoin_.get(), sideStream_.get()));
     HOPSIM_CUDA_CHECK(cudaStreamWaitEvent(st, sideJoin_.get(), 0));
@@ -843,7 +858,8 @@ class CudaLbm final : public LbmBackend {
   // first, on the same stream, then the bulk kernel's sampling variant, which reads their new populations back.
   void enqueueSampledStep(cudaStream_t st, int parity, double* forces, double* partials) const {
     const bool walls = wallsInBulk_ && !forces;
-    launchPart(st, parity, forces, smallPart(walls, false));
+    if (wrapped_) launchOpenMoments(st, parity);
+    launchPart(st, parity, forces, smallPart(walls, false), wrapped_);
     bulk_->enqueueSampled(st, parity, cls_.get(), walls ? flags_.get() : nullptr, ownedFlags(), partials);
   }
 
@@ -867,6 +883,8 @@ class CudaLbm final : public LbmBackend {
     return static_cast<unsigned>(capped ? std::min<long long>(perCell, plan_.sideBlocks) : perCell);
   }
 
+  // The face pass of a step (once, before any cell reads what it stores), and with wrapped faces the copy of its
+  // ghost values into the populations the step reads, after every slot's moments are taken from them.
   void launchOpenMoments(cudaStream_t st, int parity) const {
     if (!openMoments_.slots) return;
     const unsigned blocks = listBlocks(st, openMoments_.slots);
@@ -874,6 +892,10 @@ class CudaLbm final : public LbmBackend {
       openMomentsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, flags_.get(), access, openMoments_);
       HOPSIM_CUDA_CHECK_LAUNCH("openMomentsKernel");
     });
+    if (!wrapped_) return;
+    wrapGhostsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, openMoments_, f_[parity].get(),
+                                                                       static_cast<unsigned long long>(p_.cells));
+    HOPSIM_CUDA_CHECK_LAUNCH("wrapGhostsKernel");
   }
 
   void launchBoundary(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
@@ -985,6 +1007,7 @@ class CudaLbm final : public LbmBackend {
   CurvedCells curved_;  // the cells with interpolated links (class kCellCurved) and their wall distances
   bool wallsInBulk_ = false;  // steps without forces: the bulk update takes the wall cells, open_ the rest
   bool openInBulk_ = false;   // steps without forces: the bulk update takes the open_ cells too
+  unsigned wrapped_ = 0;      // the faces whose ghost values the face pass wraps (openWrapFaces(); 0: none)
   // The inlet and outlet face cells' moments and ghost-node populations, rebuilt each step before the cells that
   // read them (KernelPlan::openMoments; no slots where the plan does without them).
   OpenFaceMoments<T> openMoments_;

@@ -119,17 +119,27 @@ __global__ void __launch_bounds__(kBoundaryBlockThreads)
 template <class L, class S, class T>
 __global__ void __launch_bounds__(kBoundaryBlockThreads)
     openMomentsKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ flags,
-                      const TwoLatticeStep<L, S, unsigned long long> access, const OpenFaceMoments<T> open) {
+                      const TwoLatticeStep<L, S, unsigned long long> access,
+                      const __grid_constant__ OpenFaceMoments<T> open) {
   for (long long k = firstListed(); k < open.slots; k += listStride()) storeOpenMoments<L>(p, flags, access, open, k);
+}
+
+// After openMomentsKernel: every slot's ghost values into the opposite face's cells (wrapOpenGhosts()).
+template <class L, class S, class T>
+__global__ void __launch_bounds__(kBoundaryBlockThreads)
+    wrapGhostsKernel(const __grid_constant__ DomainParams<T> p, const __grid_constant__ OpenFaceMoments<T> open, S* src,
+                     unsigned long long n) {
+  for (long long k = firstListed(); k < open.slots; k += listStride()) wrapOpenGhosts<L>(p, open, src, n, k);
 }
 
 template <class L, class Index, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads)
-    classifyKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* flags, std::uint8_t* cls) {
+    classifyKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* flags, std::uint8_t* cls,
+                   unsigned wrapped) {
   int x, y, z;
   if (!cellOfThread(p, 0, x, y, z)) return;
   const auto c = CellCursor<Index>::make(p, x, y, z);
-  cls[c.self] = classifyCell<L>(p, flags, c);
+  cls[c.self] = classifyCell<L>(p, flags, c, wrapped);
 }
 
 // Initial equilibrium for the z planes [zOffset, zOffset + gridDim.z); rho and u (3 per cell) start at zOffset.

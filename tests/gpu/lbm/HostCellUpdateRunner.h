@@ -1,7 +1,8 @@
 // The CUDA backend's per-cell code (kernels/lbm/cuda/CellUpdate.cuh) driven by plain host loops: checks the
 // in-place AA layout, the bulk/boundary split, the wall cells in the bulk pass (wallsInBulk, two lattices), the
 // inlet and outlet face cells' moments and ghost-node populations computed once per step (openMoments, two
-// lattices; on by default here) and those cells in the bulk pass too (openInBulk, with both of the former), the
+// lattices; on by default here) and those cells in the bulk pass too (openInBulk, with both of the former; or as
+// bulk and wall cells, their ghost values wrapped into the opposite face: openWrap), the
 // curved cells of interpolated bounce-back (two lattices) and FP16 storage on machines without a GPU. A slot of the
 // AA array is read and written by one cell only, so a sequential sweep computes what the parallel kernel computes.
 #pragma once
@@ -25,9 +26,10 @@ class HostCellUpdateRunner final : public LbmBackend {
 
  public:
   HostCellUpdateRunner(const LbmSetup& s, bool inPlace, bool wallsInBulk = false, bool openMoments = true,
-                       bool openInBulk = false)
+                       bool openInBulk = false, bool openWrap = false)
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), cls_(s.flags.size()), inPlace_(inPlace),
-        wallsInBulk_(wallsInBulk && !inPlace), openInBulk_(openInBulk && wallsInBulk_ && openMoments), forces_(3 * std::max(1, s.obstacles), 0.0), obstacles_(s.obstacles) {
+        wallsInBulk_(wallsInBulk && !inPlace), openInBulk_(openInBulk && wallsInBulk_ && openMoments),
+        forces_(3 * std::max(1, s.obstacles), 0.0), obstacles_(s.obstacles) {
     const std::size_t n = flags_.size();
     f_[0].assign(L::Q * n, S(0.0f));
     if (!inPlace) f_[1].assign(L::Q * n, S(0.0f));
@@ -37,6 +39,8 @@ class HostCellUpdateRunner final : public LbmBackend {
       open_.values = openValues_.data();
       openGhosts_.assign(L::Q * static_cast<std::size_t>(open_.slots), T(0));
       open_.ghosts = openGhosts_.data();
+      // As CudaLbm: the ghost values wrapped into the opposite face where the geometry allows it.
+      if (openWrap && !openInBulk_) wrapped_ = openWrapFaces(p_, flags_.data(), s.curved.cells);
     }
     curvedSlot_.assign(n, -1);
     for (std::size_t k = 0; k < s.curved.cells.size(); ++k) curvedSlot_[s.curved.cells[k]] = static_cast<long long>(k);
@@ -44,7 +48,7 @@ class HostCellUpdateRunner final : public LbmBackend {
     if (inPlace && !curvedQ_.empty()) throw std::invalid_argument("interpolated bounce-back needs two lattices");
     forEachCell([&](const CellCursor<Index>& c) {
       // As CudaLbm::listBoundaryCells: the cells with interpolated links are set apart after classification.
-      cls_[c.self] = curvedSlot_[c.self] >= 0 ? kCellCurved : classifyCell<L>(p_, flags_.data(), c);
+      cls_[c.self] = curvedSlot_[c.self] >= 0 ? kCellCurved : classifyCell<L>(p_, flags_.data(), c, wrapped_);
       const T u[3] = {T(s.velocity[3 * c.self]), T(s.velocity[3 * c.self + 1]), T(s.velocity[3 * c.self + 2])};
       initCell<L>(p_, state(), c, T(s.density[c.self]), u);
     });
@@ -65,6 +69,9 @@ class HostCellUpdateRunner final : public LbmBackend {
       for (long long k = 0; k < open_.slots; ++k)
         storeOpenMoments<L>(p_, flags_.data(), TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n},
                             open_, k);
+      // As CudaLbm::launchOpenMoments: then the ghost values into the populations the step reads.
+      if (wrapped_)
+        for (long long k = 0; k < open_.slots; ++k) wrapOpenGhosts<L>(p_, open_, f_[parity_].data(), n, k);
       forEachCell([&](const CellCursor<Index>& c) {
         const std::uint8_t kind = cls_[c.self];
         // As CudaLbm::enqueueStep: wall cells (and inlet and outlet cells) in the bulk pass except in a step
@@ -126,6 +133,7 @@ class HostCellUpdateRunner final : public LbmBackend {
   // The population array the next step reads (two lattices) or the AA array.
   const std::vector<S>& populations() const { return f_[inPlace_ ? 0 : parity_]; }
   long long cellsOfClass(std::uint8_t kind) const { return std::count(cls_.begin(), cls_.end(), kind); }
+  unsigned wrappedFaces() const { return wrapped_; }
 
   std::vector<std::array<double, 3>> obstacleForces() override {
     std::vector<std::array<double, 3>> out(obstacles_);
@@ -166,6 +174,7 @@ class HostCellUpdateRunner final : public LbmBackend {
   int parity_ = 0;
   OpenFaceMoments<T> open_;  // no slots: each ghost-node link builds its inner neighbour's moments
   std::vector<T> openValues_, openGhosts_;
+  unsigned wrapped_ = 0;  // the faces whose ghost values the face pass wraps (openWrapFaces())
   std::vector<long long> curvedSlot_;  // per cell: its index in LbmSetup::curved, or -1
   std::vector<T> curvedQ_;
 };

@@ -110,22 +110,27 @@ inline std::string caseYaml(const std::string& lattice, const std::string& preci
 
 // Inlet and outlet faces meeting everything a face cell's links can meet: a periodic axis (3-D) across them, a wall
 // and a moving wall, obstacles touching the inlet and the outlet planes (the ghost node's inner neighbour solid), an
-// inflow at an angle to the face, and a body force.
-inline std::string openFacesYaml(const std::string& lattice, const std::string& precision) {
+// inflow at an angle to the face, and a body force. `onPlanes` false: the obstacles moved four cells into the box,
+// off the face planes (where the face pass's ghost values can be wrapped into the opposite face, KernelPlan::openWrap).
+inline std::string openFacesYaml(const std::string& lattice, const std::string& precision, bool onPlanes = true) {
   const bool d3 = lattice != "D2Q9";
+  const int shift = onPlanes ? 0 : 4;
+  const auto box = [&](int x0, const std::string& rest0, int x1, const std::string& rest1) {
+    return "min: [" + std::to_string(x0) + rest0 + "], max: [" + std::to_string(x1) + rest1 + "]";
+  };
   std::string y = "solver: lbm\nlattice: " + lattice + "\nprecision: " + precision +
                   "\ncollision: {model: trt}\nfluid: {tau: 0.7}\nrun: {steps: 100}\ndevice: {backend: auto}\n";
   y += d3 ? "domain: {cells: [18, 12, 10], periodic: [y]}\nbody_force: [1.0e-5, 0, 0]\nboundaries:\n"
             "  x-: {type: velocity_inlet, velocity: [0.03, 0.005, 0]}\n  x+: {type: pressure_outlet, density: 1.0}\n"
             "  z-: {type: wall}\n  z+: {type: moving_wall, velocity: [0.02, 0, 0]}\nobstacles:\n"
-            "  - {name: at_inlet, shape: box, min: [0, 4, 3], max: [3, 7, 6]}\n"
-            "  - {name: at_outlet, shape: box, min: [15, 2, 5], max: [18, 5, 8]}\n"
+            "  - {name: at_inlet, shape: box, " + box(shift, ", 4, 3", 3 + shift, ", 7, 6") + "}\n"
+            "  - {name: at_outlet, shape: box, " + box(15 - shift, ", 2, 5", 18 - shift, ", 5, 8") + "}\n"
             "initial: {density: 1.0, velocity: [0.02, 0, 0]}\n"
           : "domain: {cells: [36, 20]}\nbody_force: [1.0e-5, 0]\nboundaries:\n"
             "  x-: {type: velocity_inlet, velocity: [0.03, 0.004]}\n  x+: {type: pressure_outlet, density: 1.0}\n"
             "  y-: {type: wall}\n  y+: {type: moving_wall, velocity: [0.02, 0]}\nobstacles:\n"
-            "  - {name: at_inlet, shape: box, min: [0, 6], max: [3, 10]}\n"
-            "  - {name: at_outlet, shape: box, min: [33, 3], max: [36, 7]}\n"
+            "  - {name: at_inlet, shape: box, " + box(shift, ", 6", 3 + shift, ", 10") + "}\n"
+            "  - {name: at_outlet, shape: box, " + box(33 - shift, ", 3", 36 - shift, ", 7") + "}\n"
             "initial: {density: 1.0, velocity: [0.02, 0]}\n";
   return y;
 }

@@ -130,7 +130,87 @@ void checkOpenMoments(const LbmSetup& s) {
   }
 }
 
+// The same channel with the face pass's ghost values wrapped into the opposite face (openWrap: the inlet and outlet
+// cells bulk or wall cells) and read by the boundary kernel: bitwise the same populations and forces where the
+// stored type holds the ghost value exactly; FP16 storage rounds it once more, held to FP16 storage's bound.
+template <class L, class S>
+void checkOpenWrap(const LbmSetup& s) {
+  HostCellUpdateRunner<L, S> split(s, false, true, true), wrapped(s, false, true, true, false, true);
+  REQUIRE(wrapped.wrappedFaces() == 3u);  // the x faces
+  CHECK(wrapped.cellsOfClass(kCellBoundary) == 0);
+  CHECK(wrapped.cellsOfClass(kCellBulk) > split.cellsOfClass(kCellBulk));
+  if constexpr (sizeof(S) == 2) {
+    split.advance(40, true);
+    wrapped.advance(40, true);
+    const Agreement a = compare(split, wrapped, s.flags);
+    INFO("velocity " << a.velocity << " density " << a.density << " force " << a.force);
+    checkAgreement(a, kHalfTolerance);
+  } else {
+    checkSamePopulations(split, wrapped);
+    const auto fa = split.obstacleForces(), fb = wrapped.obstacleForces();
+    REQUIRE(fa.size() == fb.size());
+    for (std::size_t k = 0; k < fa.size(); ++k)
+      for (int a = 0; a < 3; ++a) CHECK(fa[k][a] == fb[k][a]);
+  }
+}
+
+template <class L>
+void checkOpenWrap(const LbmSetup& s) {
+  switch (s.precision) {
+    case Precision::Double: return checkOpenWrap<L, double>(s);
+    case Precision::Single: return checkOpenWrap<L, float>(s);
+    case Precision::Half: return checkOpenWrap<L, __half>(s);
+  }
+}
+
 }  // namespace
+
+TEST_CASE("CUDA inlet and outlet cells as bulk and wall cells, the face pass's ghost values wrapped into the "
+          "opposite face, are the boundary kernel's (host run)",
+          "[unit][lbm][cuda-host]") {
+  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const std::string precision : {"double", "single", "half"})
+      for (const bool channel : {true, false}) {
+        // The channel (walls across the faces, an obstacle inside), and the open faces' case with its obstacles off
+        // the face planes (a periodic axis and a moving wall across the faces, an inflow at an angle, a body force).
+        const std::string stored = precision == "double" ? "double" : "single";
+        LbmSetup s = buildSetup(parseCase(channel ? caseYaml(lattice, stored, "trt", Flow::Channel)
+                                                  : openFacesYaml(lattice, stored, false)));
+        if (precision == "half") s.precision = Precision::Half;
+        INFO(lattice << " " << precision << (channel ? " channel" : " open faces, obstacles off the face planes"));
+        switch (s.lattice) {
+          case LatticeKind::D2Q9: checkOpenWrap<D2Q9>(s); break;
+          case LatticeKind::D3Q19: checkOpenWrap<D3Q19>(s); break;
+          case LatticeKind::D3Q27: checkOpenWrap<D3Q27>(s); break;
+        }
+      }
+  // Obstacles on the face planes: the faces are not wrapped (a ghost link next to a solid face cell reads another
+  // cell's moments).
+  const LbmSetup corners = buildSetup(parseCase(openFacesYaml("D3Q19", "single")));
+  const HostCellUpdateRunner<D3Q19, float> unwrapped(corners, false, true, true, false, true);
+  CHECK(unwrapped.wrappedFaces() == 0u);
+  // An outlet on another axis than the inlet, or an inlet without an outlet: a link may cross two open faces, or a
+  // face has no opposite one to hand its values through.
+  const std::string channel = caseYaml("D3Q19", "single", "trt", Flow::Channel);
+  const auto edited = [&](const std::string& from, const std::string& to, const std::string& from2,
+                          const std::string& to2) {
+    std::string y = channel;
+    REQUIRE(y.find(from) != std::string::npos);
+    y.replace(y.find(from), from.size(), to);
+    REQUIRE(y.find(from2) != std::string::npos);
+    y.replace(y.find(from2), from2.size(), to2);
+    return buildSetup(parseCase(y));
+  };
+  const std::string outlet = "x+: {type: pressure_outlet, density: 1.0}";
+  const LbmSetup bend =
+      edited(outlet, "x+: {type: wall}", "y+: {type: wall}", "y+: {type: pressure_outlet, density: 1.0}");
+  const LbmSetup closed = edited(outlet, "x+: {type: wall}", "y+: {type: wall}", "y+: {type: wall}");
+  for (const LbmSetup* s : {&bend, &closed}) {
+    const HostCellUpdateRunner<D3Q19, float> r(*s, false, true, true, false, true);
+    CHECK(r.wrappedFaces() == 0u);
+    CHECK(r.cellsOfClass(kCellBoundary) > 0);
+  }
+}
 
 TEST_CASE("CUDA inlet/outlet ghost nodes from the face cells' moments are bitwise the per-link ones, in the boundary "
           "kernel and in the bulk pass (host run)",

@@ -65,6 +65,18 @@ TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells, sample
   CHECK(planFor("D3Q19", "single", Flow::Channel, asked).openInBulk);
   asked.wallsInBulk = 0;
   CHECK(!planFor("D3Q19", "single", Flow::Channel, asked).openInBulk);
+  // The face pass's ghost values wrapped into the opposite face: not measured yet, so only when asked, with the face
+  // pass, and not with the inlet and outlet cells in the bulk kernel's face path.
+  CHECK(!planFor("D3Q19", "single", Flow::Channel).openWrap);
+  DeviceOverrides wrap;
+  wrap.openWrap = 1;
+  CHECK(planFor("D3Q19", "single", Flow::Channel, wrap).openWrap);
+  CHECK(planFor("D3Q19", "half", Flow::Channel, wrap).openWrap);
+  CHECK(!planFor("D2Q9", "single", Flow::Channel, wrap).openWrap);  // no face pass on 2-D lattices by default
+  wrap.openMoments = 1;
+  CHECK(planFor("D2Q9", "single", Flow::Channel, wrap).openWrap);
+  wrap.openInBulk = 1;
+  CHECK(!planFor("D3Q19", "single", Flow::Channel, wrap).openWrap);
   // Sampled steps sum the observables in the bulk kernel unless told not to.
   CHECK(planFor("D3Q19", "single", Flow::Cavity).sampleInStep);
   DeviceOverrides separate;
