@@ -333,9 +333,6 @@ OpenFaceMoments<T> openFaceLayout(const DomainParams<T>& p) {
   return m;
 }
 
-// Stores the moments of the cell of `slot` (a fluid cell; other slots are left alone, no ghost node reads them)
-// from the post-collision populations a step reads: postCollisionMoments(), as ghostPopulation() computes them; and,
-// where `m.ghosts`, the entering populations of the ghost node outside it.
 // The face of `slot` in m's layout, and the cell of that face's plane it stands for (x).
 template <class T>
 HOPSIM_HD int openSlotCell(const DomainParams<T>& p, const OpenFaceMoments<T>& m, long long slot, int x[3]) {
@@ -354,6 +351,9 @@ HOPSIM_HD int openSlotCell(const DomainParams<T>& p, const OpenFaceMoments<T>& m
   return face;
 }
 
+// Stores the moments of the cell of `slot` (a fluid cell; other slots are left alone, no ghost node reads them)
+// from the post-collision populations a step reads: postCollisionMoments(), as ghostPopulation() computes them; and,
+// where `m.ghosts`, the entering populations of the ghost node outside it.
 template <class L, class S, class T, class Index>
 HOPSIM_HD void storeOpenMoments(const DomainParams<T>& p, const std::uint8_t* flags,
                                 const TwoLatticeStep<L, S, Index>& acc, const OpenFaceMoments<T>& m, long long slot) {
@@ -410,15 +410,21 @@ unsigned openWrapFaces(const DomainParams<T>& p, const std::uint8_t* flags, cons
     axis = a;
   }
   if (axis < 0) return 0;
-  const auto onPlane = [&](long long cell) {
-    const long long nxy = static_cast<long long>(p.n[0]) * p.n[1];
+  const int t1 = axis == 0 ? 1 : 0, t2 = axis == 2 ? 1 : 2;
+  for (const int plane : {0, p.n[axis] - 1})
+    for (int b = 0; b < p.n[t2]; ++b)
+      for (int a = 0; a < p.n[t1]; ++a) {
+        int at[3];
+        at[axis] = plane;
+        at[t1] = a;
+        at[t2] = b;
+        if (flags[p.index(at[0], at[1], at[2])] != kFluid) return 0;
+      }
+  const long long nxy = static_cast<long long>(p.n[0]) * p.n[1];
+  for (const long long cell : curved) {
     const long long at[3] = {cell % p.n[0], (cell / p.n[0]) % p.n[1], cell / nxy};
-    return at[axis] == 0 || at[axis] == p.n[axis] - 1;
-  };
-  for (long long cell = 0; cell < p.cells; ++cell)
-    if (flags[cell] != kFluid && onPlane(cell)) return 0;
-  for (const long long cell : curved)
-    if (onPlane(cell)) return 0;
+    if (at[axis] == 0 || at[axis] == p.n[axis] - 1) return 0;
+  }
   return 3u << (2 * axis);
 }
 

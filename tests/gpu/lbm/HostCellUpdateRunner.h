@@ -2,9 +2,9 @@
 // in-place AA layout, the bulk/boundary split, the wall cells in the bulk pass (wallsInBulk, two lattices), the
 // inlet and outlet face cells' moments and ghost-node populations computed once per step (openMoments, two
 // lattices; on by default here) and those cells in the bulk pass too (openInBulk, with both of the former; or as
-// bulk and wall cells, their ghost values wrapped into the opposite face: openWrap), the
-// curved cells of interpolated bounce-back (two lattices) and FP16 storage on machines without a GPU. A slot of the
-// AA array is read and written by one cell only, so a sequential sweep computes what the parallel kernel computes.
+// bulk and wall cells, their ghost values wrapped into the opposite face: openWrap), the curved cells of
+// interpolated bounce-back (two lattices) and FP16 storage on machines without a GPU. A slot of the AA array is read
+// and written by one cell only, so a sequential sweep computes what the parallel kernel computes.
 #pragma once
 
 #include <algorithm>
