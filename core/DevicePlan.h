@@ -46,11 +46,11 @@ struct KernelPlan {
   // storage on 3-D lattices with 32-bit indices only (the kernel is compiled for that case). Off unless asked: it
   // measured slower (LbmKernelPlanner.cpp, openInBulkMeasuredFaster).
   bool openInBulk = false;
-  // With openMoments, the portable bulk update and an inlet and an outlet on the two faces of one axis: the face
-  // pass also writes each face's ghost values into the slots of the opposite face's cells that a face cell's link
-  // pulls through the wrap, so that the inlet and outlet cells are bulk or wall cells of the bulk kernel's pass
-  // (openWrapFaces(), kernels/lbm/cuda/CellUpdate.cuh; the backend checks the geometry). Off unless asked: not
-  // measured yet (LbmKernelPlanner.cpp, openWrapMeasuredFaster).
+  // With openMoments, the portable bulk update one cell per thread and an inlet and an outlet on the two faces of
+  // one axis: the face pass also writes each face's ghost values into the slots of the opposite face's cells that a
+  // face cell's link pulls through the wrap, so that the inlet and outlet cells are bulk or wall cells of the bulk
+  // kernel's pass (openWrapFaces(), kernels/lbm/cuda/CellUpdate.cuh; the backend checks the geometry). Off unless
+  // asked: not measured yet (LbmKernelPlanner.cpp, openWrapMeasuredFaster).
   bool openWrap = false;
   // One rank: the small kernels of a step (face moments, boundary cells, curved cells) on a second stream of the
   // highest priority, beside the bulk update instead of after it (they write other cells, and their latency-bound

@@ -216,9 +216,10 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.wallsInBulk = wallsAsked && k.layout == StreamingLayout::TwoLattice && !s.domain.hasGhosts();
   const bool openAsked = o.openInBulk == 1 || (o.openInBulk < 0 && openInBulkMeasuredFaster(s));
   k.openInBulk = openAsked && k.openMoments && k.wallsInBulk;
-  const bool wrapAsked = o.openWrap == 1 || (o.openWrap < 0 && openWrapMeasuredFaster(s));
-  k.openWrap = wrapAsked && k.openMoments && !k.openInBulk;
   k.halfPairs = o.halfPairs == 1 || (o.halfPairs < 0 && halfPairsMeasuredFaster(s, k.wallsInBulk));
+  // Not with two cells per thread: the wrapped face cells are bulk cells of the one-cell kernel.
+  const bool wrapAsked = o.openWrap == 1 || (o.openWrap < 0 && openWrapMeasuredFaster(s));
+  k.openWrap = wrapAsked && k.openMoments && !k.openInBulk && !(k.halfPairs && s.precision == Precision::Half);
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
   k.sideBlocks = k.sideStream && o.sideBlocks > 0 ? o.sideBlocks : 0;
   k.graphPriority = o.graphPriority != 0;

@@ -399,10 +399,8 @@ HOPSIM_UNROLL
 template <class T>
 unsigned openWrapFaces(const DomainParams<T>& p, const std::uint8_t* flags, const std::vector<long long>& curved) {
   if (p.hasGhosts()) return 0;
-  const auto open = [&](int face) {
-    const int type = p.face[face].type;
-    return !p.periodic[face >> 1] && (type == kFaceVelocityInlet || type == kFacePressureOutlet);
-  };
+  const OpenFaceMoments<T> layout = openFaceLayout(p);
+  const auto open = [&](int face) { return layout.first[face] >= 0; };
   int axis = -1;
   for (int a = 0; a < 3; ++a) {
     if (!open(2 * a) && !open(2 * a + 1)) continue;

@@ -72,11 +72,9 @@ class CudaLbm final : public LbmBackend {
     forces_.zero(stream_.get());
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(flags_.get(), s.flags.data(), n, cudaMemcpyHostToDevice, stream_.get()));
     // The face pass hands the inlet and outlet cells' ghost values to the bulk kernel through the opposite face
-    // (KernelPlan::openWrap) where the portable bulk update runs one cell per thread and the geometry allows it.
-    const bool pairs = plan_.halfPairs && sizeof(S) == 2;
-    if (plan_.openWrap && plan_.openMoments && !plan_.openInBulk && plan_.bulk == BulkUpdate::Portable && !inPlace_ &&
-        !pairs)
-      wrapped_ = openWrapFaces(p_, s.flags.data(), s.curved.cells);
+    // where the plan asks for it (KernelPlan::openWrap: the portable bulk update, one cell per thread, with the face
+    // pass) and the geometry allows it.
+    if (plan_.openWrap) wrapped_ = openWrapFaces(p_, s.flags.data(), s.curved.cells);
     if (wide_) classify<unsigned long long>(cls_.get(), wrapped_);
     else classify<unsigned>(cls_.get(), wrapped_);
     // Ghost layers as deep as the temporal kernel's steps per launch: its launches of k steps compute the ghost cells'

@@ -32,6 +32,21 @@ std::unique_ptr<LbmBackend> cuda(LbmSetup s, StreamingLayout layout, const Devic
   return plannedCudaBackend(s, KernelVariant::Portable, overrides);
 }
 
+// Two runs of one case by different kernel paths, after the same steps: the deviations printed after `what`, the
+// same fields where `sameKernels` (the request changed nothing), else within the CPU-GPU tolerance of `precision`.
+void checkPathsAgree(LbmBackend& a, LbmBackend& b, const LbmSetup& s, const std::string& what,
+                     const std::string& precision, bool sameKernels) {
+  const Agreement d = compare(a, b, s.flags);
+  CHECK(d.velocityScale > 1e-4);
+  std::printf("%s velocity %.2e density %.2e force %.2e\n", what.c_str(), d.velocity, d.density, d.force);
+  if (sameKernels) {
+    CHECK(d.velocity == 0.0);
+    CHECK(d.density == 0.0);
+  }
+  checkAgreement(d, precision == "double" ? kDoubleTolerance
+                    : precision == "single" ? kSingleTolerance
+                                            : kHalfTolerance);
+}
 
 }  // namespace
 
@@ -311,13 +326,8 @@ TEST_CASE("CUDA LBM: inlet/outlet ghost nodes from the face cells' moments agree
         run[moments]->advance(37, false);  // a graph of 32 steps and single launches
         run[moments]->advance(63, true);   // forces on the last step
       }
-      const Agreement d = compare(*run[0], *run[1], s.flags);
-      CHECK(d.velocityScale > 1e-4);
-      std::printf("open-face moments per step vs per link %s %s velocity %.2e density %.2e force %.2e\n",
-                  lattice.c_str(), precision.c_str(), d.velocity, d.density, d.force);
-      checkAgreement(d, precision == "double" ? kDoubleTolerance
-                        : precision == "single" ? kSingleTolerance
-                                                : kHalfTolerance);
+      checkPathsAgree(*run[0], *run[1], s, "open-face moments per step vs per link " + lattice + " " + precision,
+                      precision, false);
     }
 }
 
@@ -348,18 +358,10 @@ TEST_CASE("CUDA LBM: inlet and outlet cells in the bulk kernel agree with the bo
           run[open]->advance(37, false);  // a graph of 32 steps and single launches
           run[open]->advance(63, true);   // forces on the last step (the boundary kernel's in both)
         }
-        const Agreement d = compare(*run[0], *run[1], s.flags);
-        CHECK(d.velocityScale > 1e-4);
-        std::printf("open cells in bulk vs boundary kernel %s %s %-14s velocity %.2e density %.2e force %.2e\n",
-                    lattice.c_str(), precision.c_str(), corners ? "corners" : "channel", d.velocity, d.density,
-                    d.force);
-        if (!taken) {
-          CHECK(d.velocity == 0.0);  // the same kernels
-          CHECK(d.density == 0.0);
-        }
-        checkAgreement(d, precision == "double" ? kDoubleTolerance
-                          : precision == "single" ? kSingleTolerance
-                                                  : kHalfTolerance);
+        checkPathsAgree(*run[0], *run[1], s,
+                        "open cells in bulk vs boundary kernel " + lattice + " " + precision +
+                            (corners ? " corners" : " channel"),
+                        precision, !taken);
       }
 }
 
@@ -391,17 +393,9 @@ TEST_CASE("CUDA LBM: inlet and outlet cells with their ghost values wrapped agre
           run[wrap]->advance(37, false);  // a graph of 32 steps and single launches
           run[wrap]->advance(63, true);   // forces on the last step (the wall cells in the boundary kernel)
         }
-        const Agreement d = compare(*run[0], *run[1], s.flags);
-        CHECK(d.velocityScale > 1e-4);
-        std::printf("open cells wrapped vs boundary kernel %s %s %-18s velocity %.2e density %.2e force %.2e\n",
-                    lattice.c_str(), precision.c_str(), name, d.velocity, d.density, d.force);
-        if (!wrapped) {
-          CHECK(d.velocity == 0.0);  // the same kernels
-          CHECK(d.density == 0.0);
-        }
-        checkAgreement(d, precision == "double" ? kDoubleTolerance
-                          : precision == "single" ? kSingleTolerance
-                                                  : kHalfTolerance);
+        checkPathsAgree(*run[0], *run[1], s,
+                        "open cells wrapped vs boundary kernel " + lattice + " " + precision + " " + name, precision,
+                        !wrapped);
       }
 }
 

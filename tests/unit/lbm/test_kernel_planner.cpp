@@ -75,6 +75,7 @@ TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells, sample
   CHECK(!planFor("D2Q9", "single", Flow::Channel, wrap).openWrap);  // no face pass on 2-D lattices by default
   wrap.openMoments = 1;
   CHECK(planFor("D2Q9", "single", Flow::Channel, wrap).openWrap);
+  CHECK(!planFor("D2Q9", "half", Flow::Channel, wrap).openWrap);  // two cells per thread
   wrap.openInBulk = 1;
   CHECK(!planFor("D3Q19", "single", Flow::Channel, wrap).openWrap);
   // Sampled steps sum the observables in the bulk kernel unless told not to.
