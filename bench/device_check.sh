@@ -379,6 +379,31 @@ openmoments|openmoments2)
     done
     run om_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
   fi ;;
+collide)
+  # BGK and TRT in pair form with the momentum's sums free of multiplies by zero (kernels/lbm/Collision.h; a third
+  # fewer instructions per cell in the micro kernel, docs/performance.md "The collision in pair form"): every
+  # [gpu][lbm] test (the GPU against the cpu backend, which shares the code), then the cases whose kernels the last
+  # figures found issue- or latency-bound, TRT and BGK, against the figures of 2026-12-03/04 measured before it; ncu
+  # of the FP16 cavity's step (warp instructions per step, 412 M one cell per thread before).
+  run collide_gpu_lbm_tests 240 $T "[gpu][lbm]"
+  for col in trt bgk; do
+    for p in single half; do
+      run "collide_cavity3d_${p}_$col" 45 $B bench/lbm_cavity3d_256_single.yaml --set precision=$p \
+        --set "collision={model: $col}" --kernels portable --repeats 5 --json "$R/collide_cavity3d_${p}_$col.json"
+      run "collide_periodic_d3q19_${p}_$col" 45 $B bench/lbm_d3q19_256_single.yaml --set precision=$p \
+        --set "collision={model: $col}" --kernels portable --repeats 5 --json "$R/collide_periodic_d3q19_${p}_$col.json"
+    done
+  done
+  for c in ch3 ch3h; do
+    boundedCase $c
+    run "collide_$c" 45 $B "${args[@]}" --kernels portable --repeats 5 --json "$R/collide_$c.json"
+  done
+  run collide_cavity2d_half 45 $B bench/lbm_cavity2d_4096_single.yaml --set precision=half --kernels portable \
+    --repeats 5 --json "$R/collide_cavity2d_half.json"
+  run collide_d2q9_temporal 45 $B bench/lbm_d2q9_4096_single.yaml --kernels portable,hopper --repeats 5 \
+    --json "$R/collide_d2q9_temporal.json"
+  run ncu_collide_cavity3d_half 60 $NCU_STEP -k "regex:Step|Pair" -c 4 $B bench/lbm_cavity3d_256_single.yaml \
+    --set precision=half --kernels portable --steps 8 --repeats 1 ;;
 wrap|wrap2)
   # The face pass's ghost values wrapped into the opposite face (issue 14, KernelPlan::openWrap, off unless asked
   # until this group has measured it: the inlet and outlet cells bulk or wall cells). wrap: its GPU tests beside the

@@ -47,7 +47,9 @@ HOPSIM_HD T squareRoot(T x) {
 #endif
 }
 
-// Density deviation drho = rho - 1 and momentum of shifted populations.
+// Density deviation drho = rho - 1 and momentum of shifted populations. A momentum component adds or subtracts the
+// populations whose lattice vector has a non-zero component on its axis: a compiler keeps the multiplies by zero
+// of c_ia f_i (0 * f is -0 or NaN for some f), a third of the arithmetic here before.
 template <class L, class T>
 HOPSIM_HD void moments(const T* f, T& drho, T j[3]) {
   drho = T(0);
@@ -55,16 +57,35 @@ HOPSIM_HD void moments(const T* f, T& drho, T j[3]) {
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) {
     drho += f[i];
-    j[0] += T(L::c(i, 0)) * f[i];
-    j[1] += T(L::c(i, 1)) * f[i];
-    j[2] += T(L::c(i, 2)) * f[i];
+HOPSIM_UNROLL
+    for (int a = 0; a < 3; ++a) {
+      if (L::c(i, a) > 0) j[a] += f[i];
+      if (L::c(i, a) < 0) j[a] -= f[i];
+    }
   }
+}
+
+// c_i . v for the lattice vector c_i, whose components are 0 or +-1: the sum of the components it selects, without
+// the multiplies by zero that a compiler may not drop (0 * v is -0 or NaN for some v).
+template <class L, class T>
+HOPSIM_HD T latticeDot(int i, const T v[3]) {
+  T s = T(0);
+  bool any = false;
+HOPSIM_UNROLL
+  for (int a = 0; a < 3; ++a) {
+    const int c = L::c(i, a);
+    if (c == 0) continue;
+    const T term = c > 0 ? v[a] : -v[a];
+    s = any ? s + term : term;
+    any = true;
+  }
+  return s;
 }
 
 // Shifted second-order equilibrium: feq_i - w_i = w_i (drho + rho (3 c.u + 4.5 (c.u)^2 - 1.5 u.u)).
 template <class L, class T>
 HOPSIM_HD T equilibriumShifted(int i, T drho, T rho, const T u[3]) {
-  const T cu = T(L::c(i, 0)) * u[0] + T(L::c(i, 1)) * u[1] + T(L::c(i, 2)) * u[2];
+  const T cu = latticeDot<L>(i, u);
   const T uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
   return L::template w<T>(i) * (drho + rho * (T(3) * cu + T(4.5) * cu * cu - T(1.5) * uu));
 }
@@ -72,9 +93,7 @@ HOPSIM_HD T equilibriumShifted(int i, T drho, T rho, const T u[3]) {
 // Guo forcing source without its relaxation prefactor: w_i [3 (c_i - u).F + 9 (c_i.u)(c_i.F)].
 template <class L, class T>
 HOPSIM_HD T guoSource(int i, const T u[3], const T F[3]) {
-  const T cx = T(L::c(i, 0)), cy = T(L::c(i, 1)), cz = T(L::c(i, 2));
-  const T cu = cx * u[0] + cy * u[1] + cz * u[2];
-  const T cF = cx * F[0] + cy * F[1] + cz * F[2];
+  const T cu = latticeDot<L>(i, u), cF = latticeDot<L>(i, F);
   const T uF = u[0] * F[0] + u[1] * F[1] + u[2] * F[2];
   return L::template w<T>(i) * (T(3) * (cF - uF) + T(9) * cu * cF);
 }
@@ -198,6 +217,47 @@ HOPSIM_UNROLL
   }
 }
 
+// BGK and TRT, one opposite pair (i, k = i + 1) at a time. The pair shares its weight and c_k = -c_i, so its
+// equilibria are e+ +- e- with the symmetric part e+ = w (drho - 1.5 rho u.u + 4.5 rho (c.u)^2) and the
+// antisymmetric e- = 3 w rho c.u, and Guo's sources s+ +- s- with s+ = w (9 (c.u)(c.F) - 3 u.F), s- = 3 w c.F.
+// TRT relaxes the pair's symmetric part f+ = (f_i + f_k) / 2 at omega and its antisymmetric part at omegaMinus;
+// BGK is the same update with omegaMinus = omega (in exact arithmetic f_i + omega (e+ + e- - f_i)). Per pair: c.u
+// (a sum of velocity components) and about a dozen adds and multiplies, where two full equilibria and their halves
+// took some thirty (the FP16 kernels are issue-bound: docs/performance.md). The per-cell factors times the weight are
+// the same expression for every pair of equal weight, which the compiler computes once.
+template <class L, bool Forced, class T>
+HOPSIM_HD void pairCollide(T* f, T drho, T rho, const T u[3], T omega, T omegaMinus, const T F[3]) {
+  const T uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  const T halfPlus = T(0.5) * omega, halfMinus = T(0.5) * omegaMinus;
+  // omega e+ = w (plusBase + plusSquare (c.u)^2), omegaMinus e- = w minusLinear c.u; with Guo's terms, the sources'
+  // relaxation prefactors (1 - omega / 2) and (1 - omegaMinus / 2) folded in likewise.
+  T plusBase = omega * (drho - T(1.5) * rho * uu);
+  const T plusSquare = omega * T(4.5) * rho, minusLinear = omegaMinus * T(3) * rho;
+  [[maybe_unused]] T sourceCross = T(0), sourceMinus = T(0);
+  if constexpr (Forced) {
+    const T prefPlus = T(1) - halfPlus, prefMinus = T(1) - halfMinus;
+    plusBase -= prefPlus * T(3) * (u[0] * F[0] + u[1] * F[1] + u[2] * F[2]);
+    sourceCross = prefPlus * T(9);
+    sourceMinus = prefMinus * T(3);
+  }
+  f[0] += L::template w<T>(0) * plusBase - omega * f[0];
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; i += 2) {
+    const int k = i + 1;
+    const T w = L::template w<T>(i);
+    const T cu = latticeDot<L>(i, u);
+    T dp = (w * plusSquare) * (cu * cu) + (w * plusBase - halfPlus * (f[i] + f[k]));
+    T dm = (w * minusLinear) * cu - halfMinus * (f[i] - f[k]);
+    if constexpr (Forced) {
+      const T cF = latticeDot<L>(i, F);
+      dp += (w * sourceCross) * (cu * cF);
+      dm += (w * sourceMinus) * cF;
+    }
+    f[i] += dp + dm;
+    f[k] += dp - dm;
+  }
+}
+
 // collide() with the terms `Terms` (kGuoTerms, kSmagorinskyTerms, kRegularizedTerms): without kGuoTerms the body
 // force is zero and its terms vanish.
 template <class L, int Terms, class T>
@@ -217,43 +277,7 @@ HOPSIM_HD void collideWith(T* f, const CollisionParams<T>& p, T& rhoOut, T u[3])
       return;
     }
   }
-  if (!p.trt) {
-    [[maybe_unused]] const T forcePrefactor = T(1) - T(0.5) * omega;
-HOPSIM_UNROLL
-    for (int i = 0; i < L::Q; ++i) {
-      const T feq = equilibriumShifted<L>(i, drho, rho, u);
-      if constexpr (Forced) f[i] += omega * (feq - f[i]) + forcePrefactor * guoSource<L>(i, u, p.force);
-      else f[i] += omega * (feq - f[i]);
-    }
-    return;
-  }
-  // TRT: relax the symmetric and antisymmetric parts of each opposite pair at their own rates.
-  [[maybe_unused]] const T prefPlus = T(1) - T(0.5) * omega;
-  [[maybe_unused]] const T prefMinus = T(1) - T(0.5) * omegaMinus;
-  {
-    const T feq0 = equilibriumShifted<L>(0, drho, rho, u);
-    if constexpr (Forced) f[0] += omega * (feq0 - f[0]) + prefPlus * guoSource<L>(0, u, p.force);
-    else f[0] += omega * (feq0 - f[0]);
-  }
-HOPSIM_UNROLL
-  for (int i = 1; i < L::Q; i += 2) {
-    const int k = i + 1;
-    const T eqi = equilibriumShifted<L>(i, drho, rho, u), eqk = equilibriumShifted<L>(k, drho, rho, u);
-    const T fp = T(0.5) * (f[i] + f[k]), fm = T(0.5) * (f[i] - f[k]);
-    const T ep = T(0.5) * (eqi + eqk), em = T(0.5) * (eqi - eqk);
-    T dp, dm;
-    if constexpr (Forced) {
-      const T si = guoSource<L>(i, u, p.force), sk = guoSource<L>(k, u, p.force);
-      const T sp = T(0.5) * (si + sk), sm = T(0.5) * (si - sk);
-      dp = omega * (ep - fp) + prefPlus * sp;
-      dm = omegaMinus * (em - fm) + prefMinus * sm;
-    } else {
-      dp = omega * (ep - fp);
-      dm = omegaMinus * (em - fm);
-    }
-    f[i] += dp + dm;
-    f[k] += dp - dm;
-  }
+  pairCollide<L, Forced>(f, drho, rho, u, omega, p.trt ? omegaMinus : omega, p.force);
 }
 
 template <class T>

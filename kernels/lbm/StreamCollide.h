@@ -167,8 +167,7 @@ HOPSIM_UNROLL
 // expression shared by gather() and the bulk kernels' wall cells, so that both round it alike.
 template <class L, class T>
 HOPSIM_HD T movingWallTerm(const FaceParams<T>& fp, int i) {
-  const T cu = T(L::c(i, 0)) * fp.u[0] + T(L::c(i, 1)) * fp.u[1] + T(L::c(i, 2)) * fp.u[2];
-  return T(6) * L::template w<T>(i) * cu;
+  return T(6) * L::template w<T>(i) * latticeDot<L>(i, fp.u);
 }
 
 // The wall a link that crosses the faces in `crossed` (bit per face, 2 * axis + side) bounces off: the stationary
