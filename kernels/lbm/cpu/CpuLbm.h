@@ -108,7 +108,8 @@ struct BulkRun {
   int rowEnd = -1;
 };
 
-// Updates the bulk cells [begin, end) of one row: population i of cell x comes from in[from[i] + x] and goes to
+// Updates the bulk cells [begin, end) of one row: population i of cell x comes from in[from[i] + x] (plus add[i]
+// where Moving: the term of a moving wall it bounced off, movingWallTerm(), zero for the others) and goes to
 // out[to[i] + x]. The same pull and the same collideWith() as gather() + collide() on such a cell, so the results
 // agree bitwise. With two lattices `in` and `out` are two arrays; in place they are one, and each cell reads and
 // writes its own slots, which no other cell of the row touches (the AA pattern). `GCC ivdep` because the compiler
@@ -117,21 +118,26 @@ struct BulkRun {
 // gather load"). Within one cell every store follows every load (each output depends on all inputs). Trt and the
 // collision's terms are template parameters so that the vectorised body has no branch. The local copies let the
 // compiler keep the parameters in registers.
-template <class L, class T, bool Trt, int Terms>
-void updateBulkRun(const T* in, T* out, const long long* from, const long long* to, int begin, int end,
+template <class L, class T, bool Trt, int Terms, bool Moving>
+void updateBulkRun(const T* in, T* out, const long long* from, const long long* to, const T* add, int begin, int end,
                    const CollisionParams<T>& params) {
   CollisionParams<T> local = params;
   local.trt = Trt ? 1 : 0;
   long long source[L::Q], target[L::Q];
+  T term[L::Q];
   for (int i = 0; i < L::Q; ++i) {
     source[i] = from[i];
     target[i] = to[i];
+    term[i] = Moving ? add[i] : T(0);
   }
 #pragma GCC ivdep
   for (int x = begin; x < end; ++x) {
     T f[L::Q];
 HOPSIM_UNROLL
-    for (int i = 0; i < L::Q; ++i) f[i] = in[source[i] + x];
+    for (int i = 0; i < L::Q; ++i) {
+      f[i] = in[source[i] + x];
+      if constexpr (Moving) f[i] += term[i];
+    }
     T rho, u[3];
     collideWith<L, Terms>(f, local, rho, u);
 HOPSIM_UNROLL
@@ -143,9 +149,9 @@ HOPSIM_UNROLL
 // L1 (one per population), updated by the FP32 loop and encoded back, so the collision vectorises as it does in
 // FP32 and the conversions run eight values at a time. Bitwise the per-cell update's values: the same conversions
 // and the same arithmetic. In place too: a chunk's cells read all their slots before any is written.
-template <class L, bool Trt, int Terms>
-void updateBulkRunHalf(const _Float16* in, _Float16* out, const long long* from, const long long* to, int begin,
-                       int end, const CollisionParams<float>& params) {
+template <class L, bool Trt, int Terms, bool Moving>
+void updateBulkRunHalf(const _Float16* in, _Float16* out, const long long* from, const long long* to,
+                       const float* add, int begin, int end, const CollisionParams<float>& params) {
   constexpr int kChunk = 64;
   alignas(64) float pre[L::Q * kChunk], post[L::Q * kChunk];
   long long chunkRows[L::Q];
@@ -153,7 +159,7 @@ void updateBulkRunHalf(const _Float16* in, _Float16* out, const long long* from,
   for (int x0 = begin; x0 < end; x0 += kChunk) {
     const int count = std::min(kChunk, end - x0);
     for (int i = 0; i < L::Q; ++i) decodeHalves(in + from[i] + x0, pre + i * kChunk, count);
-    updateBulkRun<L, float, Trt, Terms>(pre, post, chunkRows, chunkRows, 0, count, params);
+    updateBulkRun<L, float, Trt, Terms, Moving>(pre, post, chunkRows, chunkRows, add, 0, count, params);
     for (int i = 0; i < L::Q; ++i) encodeHalves(post + i * kChunk, out + to[i] + x0, count);
   }
 }
@@ -226,7 +232,8 @@ class CpuLbm final : public LbmBackend {
     for (int z = 0; z < p_.n[2]; ++z)
       for (int y = 0; y < p_.n[1]; ++y)
         if (y < y0 || y >= y1 || z < z0 || z >= z1) initialise(y, z);
-    updateBulkRun_ = pickBulkRun();
+    updateBulkRun_ = pickBulkRun(false);
+    updateMovingRun_ = pickBulkRun(true);
     if (update == CpuCellUpdate::BulkRows) {
       bool known[kRowKinds] = {};
       for (int z = z0; z < z1; ++z)
@@ -483,10 +490,11 @@ class CpuLbm final : public LbmBackend {
   }
 
   // Where population i of every cell x of row (y, z) comes from, as population `from` of cell `row` + x: its
-  // upstream row (wrapped where the axis is periodic) shifted by -c_x; or, where that row lies beyond a wall face (not
-  // a moving one), the cell itself in the opposite population, half-way bounce-back as gather() makes it. False where
-  // it lies beyond an inlet, an outlet or a moving wall.
-  bool rowSource(int i, int y, int z, int& from, long long& row) const {
+  // upstream row (wrapped where the axis is periodic) shifted by -c_x; or, where that row lies beyond a wall face, the
+  // cell itself in the opposite population, half-way bounce-back as gather() makes it, plus `add`, the term of the
+  // wall where it moves (else zero). False where it lies beyond an inlet or an outlet.
+  bool rowSource(int i, int y, int z, int& from, long long& row, T& add) const {
+    add = T(0);
     int ys, zs;
     if (upstreamRow(i, y, z, ys, zs)) {
       from = i;
@@ -496,22 +504,26 @@ class CpuLbm final : public LbmBackend {
     const int crossed = (ys < 0 ? 1 << 2 : 0) | (ys >= p_.n[1] ? 1 << 3 : 0) | (zs < 0 ? 1 << 4 : 0) |
                         (zs >= p_.n[2] ? 1 << 5 : 0);
     bool moving = false;
-    if (wallOfLink(p_, crossed, moving) < 0 || moving) return false;
+    const int wall = wallOfLink(p_, crossed, moving);
+    if (wall < 0) return false;
+    if (moving) add = movingWallTerm<L>(p_.face[wall], i);
     from = opposite(i);
     row = p_.index(0, y, z);
     return true;
   }
 
   // The runs of owned fluid cells of row (y, z) whose every population comes from a fluid cell of the box or bounces
-  // at a wall face (rowSource()). The first and last cell of the box's row are left out so that no x wraps inside a
-  // run and no x face is crossed, but where x is periodic or the x face a wall (and the row reaches the face), each
-  // of them that pulls from fluid cells only is a run of its own (endSources()), as gather() wraps or bounces.
+  // at a wall face, moving or not (rowSource()). The first and last cell of the box's row are left out so that no x
+  // wraps inside a run and no x face is crossed, but where x is periodic or the x face a wall (and the row reaches the
+  // face), each of them that pulls from fluid cells only is a run of its own (endSources()), as gather() wraps or
+  // bounces.
   std::vector<BulkRun> findBulkRuns(int y, int z) const {
     std::vector<BulkRun> runs;
     long long upstream[L::Q];
     int from[L::Q];
+    T add;
     for (int i = 0; i < L::Q; ++i)
-      if (!rowSource(i, y, z, from[i], upstream[i])) return runs;
+      if (!rowSource(i, y, z, from[i], upstream[i], add)) return runs;
     const auto pullsFluid = [&](int x, const long long* source) {
       bool bulk = flags_[p_.index(x, y, z)] == kFluid;
       for (int i = 0; i < L::Q && bulk; ++i) bulk = flags_[source[i] + x] == kFluid;
@@ -560,8 +572,13 @@ class CpuLbm final : public LbmBackend {
   // out[writes[k][i] + x] for population i of the row's cell x, k = 0 for the runs through the row, 1 and 2 for
   // the box row's first and last cell (BulkRun::rowEnd + 1). They depend on the row only through the faces of the box
   // it lies on (rowKind()), so the constructor works them out once per kind and a step adds the row's index.
+  // adds[k][i]: the moving-wall term population i takes (rowSource()), zero on the box row's ends where the link
+  // also crosses a wall x face, which wins as in gather() (wallOfLink()); `moving` where any is non-zero, and
+  // `endsAsRow` where the ends' terms are the row's.
   struct RowOffsets {
     long long reads[3][L::Q], writes[3][L::Q];
+    T adds[3][L::Q];
+    bool moving = false, endsAsRow = true;
   };
   static constexpr int kRowKinds = 16;
   int rowKind(int y, int z) const {
@@ -577,8 +594,18 @@ class CpuLbm final : public LbmBackend {
     const long long n = stride_, row = p_.index(0, y, z);
     long long cells[3][L::Q];
     int from[3][L::Q];
-    for (int i = 0; i < L::Q; ++i) rowSource(i, y, z, from[0][i], cells[0][i]);  // true: a bulk row
+    for (int i = 0; i < L::Q; ++i) rowSource(i, y, z, from[0][i], cells[0][i], o.adds[0][i]);  // true: a bulk row
     endSources(cells[0], from[0], &cells[1], &from[1]);
+    for (int e = 0; e < 2; ++e)
+      for (int i = 0; i < L::Q; ++i) {
+        const bool crossesWall = p_.face[e].type == kFaceWall && (e == 0 ? L::c(i, 0) > 0 : L::c(i, 0) < 0);
+        o.adds[e + 1][i] = crossesWall ? T(0) : o.adds[0][i];
+      }
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < L::Q; ++i) {
+        o.moving = o.moving || o.adds[k][i] != T(0);
+        o.endsAsRow = o.endsAsRow && o.adds[k][i] == o.adds[0][i];
+      }
     for (int k = 0; k < 3; ++k)
       for (int i = 0; i < L::Q; ++i) {
         const int opp = opposite(i);
@@ -597,19 +624,24 @@ class CpuLbm final : public LbmBackend {
       }
   }
 
-  using BulkRunUpdate = void (*)(const S*, S*, const long long*, const long long*, int, int,
+  using BulkRunUpdate = void (*)(const S*, S*, const long long*, const long long*, const T*, int, int,
                                  const CollisionParams<T>&);
-  template <bool Trt, int Terms>
-  static constexpr BulkRunUpdate bulkRunFor() {
-    if constexpr (std::is_same_v<S, _Float16>) return updateBulkRunHalf<L, Trt, Terms>;
-    else return updateBulkRun<L, S, Trt, Terms>;
+  template <bool Trt, int Terms, bool Moving>
+  static constexpr BulkRunUpdate bulkRunOf() {
+    if constexpr (std::is_same_v<S, _Float16>) return updateBulkRunHalf<L, Trt, Terms, Moving>;
+    else return updateBulkRun<L, S, Trt, Terms, Moving>;
   }
-  // collide() picks the terms by withTerms(); so does this (the regularised operator has no TRT form).
-  BulkRunUpdate pickBulkRun() const {
+  template <bool Trt, int Terms>
+  static constexpr BulkRunUpdate bulkRunFor(bool moving) {
+    return moving ? bulkRunOf<Trt, Terms, true>() : bulkRunOf<Trt, Terms, false>();
+  }
+  // collide() picks the terms by withTerms(); so does this (the regularised operator has no TRT form). The rows
+  // along a moving wall take the variant that adds its terms.
+  BulkRunUpdate pickBulkRun(bool moving) const {
     BulkRunUpdate run = nullptr;
     withTerms(p_.collision, [&]<int Terms>() {
-      if constexpr ((Terms & kRegularizedTerms) != 0) run = bulkRunFor<false, Terms>();
-      else run = p_.collision.trt ? bulkRunFor<true, Terms>() : bulkRunFor<false, Terms>();
+      if constexpr ((Terms & kRegularizedTerms) != 0) run = bulkRunFor<false, Terms>(moving);
+      else run = p_.collision.trt ? bulkRunFor<true, Terms>(moving) : bulkRunFor<false, Terms>(moving);
     });
     return run;
   }
@@ -751,15 +783,16 @@ class CpuLbm final : public LbmBackend {
                 reads[k][i] = rel.reads[k][i] + row;
                 writes[k][i] = rel.writes[k][i] + row;
               }
+            const BulkRunUpdate update = rel.moving ? updateMovingRun_ : updateBulkRun_;
             for (std::size_t r = 0; r < runs.size(); ++r) {
               for (; x < runs[r].begin; ++x) updateCell(x, y, z);
               int end = runs[r].end;
               // From state 0 every cell reads and writes its own slots, the row's end cells too (their offsets are
-              // the row's): runs that touch are one loop.
+              // the row's): runs that touch are one loop, where the ends take the row's moving-wall terms.
               if constexpr (Access == kFromState0)
-                while (r + 1 < runs.size() && runs[r + 1].begin == end) end = runs[++r].end;
-              const int k = Access == kFromState0 ? 0 : runs[r].rowEnd + 1;
-              updateBulkRun_(in, out, reads[k], writes[k], x, end, p_.collision);
+                while (rel.endsAsRow && r + 1 < runs.size() && runs[r + 1].begin == end) end = runs[++r].end;
+              const int k = (Access == kFromState0 && rel.endsAsRow) ? 0 : runs[r].rowEnd + 1;
+              update(in, out, reads[k], writes[k], rel.adds[k], x, end, p_.collision);
               x = end;
             }
           }
@@ -801,6 +834,7 @@ class CpuLbm final : public LbmBackend {
   bool enstrophy_;  // LbmSetup::enstrophy
   std::vector<std::vector<BulkRun>> bulkRuns_;  // per owned row, z slowest; empty rows with CpuCellUpdate::PerCell
   BulkRunUpdate updateBulkRun_ = nullptr;
+  BulkRunUpdate updateMovingRun_ = nullptr;  // the rows along a moving wall
   RowOffsets rowOffsets_[3][kRowKinds];  // [Access][rowKind()], filled for the kinds that have bulk rows
   std::vector<long long> curvedCells_;  // LbmSetup::curved, in T
   std::vector<T> curvedQ_;
