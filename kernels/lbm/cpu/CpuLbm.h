@@ -119,8 +119,8 @@ struct BulkRun {
 // collision's terms are template parameters so that the vectorised body has no branch. The local copies let the
 // compiler keep the parameters in registers.
 template <class L, class T, bool Trt, int Terms, bool Moving>
-void updateBulkRun(const T* in, T* out, const long long* from, const long long* to, const T* add, int begin, int end,
-                   const CollisionParams<T>& params) {
+[[gnu::always_inline]] inline void bulkRunLoop(const T* in, T* out, const long long* from, const long long* to,
+                                               const T* add, int begin, int end, const CollisionParams<T>& params) {
   CollisionParams<T> local = params;
   local.trt = Trt ? 1 : 0;
   long long source[L::Q], target[L::Q];
@@ -145,11 +145,40 @@ HOPSIM_UNROLL
   }
 }
 
+// Whether this CPU runs AVX2 (and the build targets less, so that the runs' loop has an AVX2 variant to pick).
+#if defined(__x86_64__) && !defined(__AVX2__)
+#define HOPSIM_CPU_AVX2_VARIANT 1
+inline bool hasAvx2() {
+  static const bool has = __builtin_cpu_supports("avx2");
+  return has;
+}
+#else
+#define HOPSIM_CPU_AVX2_VARIANT 0
+inline bool hasAvx2() { return false; }
+#endif
+
+// The runs' loop for the build's instruction set, and for AVX2 where the build targets less: eight floats or four
+// doubles a vector instead of the baseline's four or two, 1.3-1.7x on the workstation's two cores (docs/performance.md,
+// "The runs' loop in AVX2"). Without FMA: the kernels are compiled without contraction (CMakeLists.txt), and the
+// wider loop computes each value with the same operations, so both agree bitwise with the per-cell update.
+template <class L, class T, bool Trt, int Terms, bool Moving>
+void updateBulkRun(const T* in, T* out, const long long* from, const long long* to, const T* add, int begin, int end,
+                   const CollisionParams<T>& params) {
+  bulkRunLoop<L, T, Trt, Terms, Moving>(in, out, from, to, add, begin, end, params);
+}
+#if HOPSIM_CPU_AVX2_VARIANT
+template <class L, class T, bool Trt, int Terms, bool Moving>
+[[gnu::target("avx2")]] void updateBulkRunAvx2(const T* in, T* out, const long long* from, const long long* to,
+                                               const T* add, int begin, int end, const CollisionParams<T>& params) {
+  bulkRunLoop<L, T, Trt, Terms, Moving>(in, out, from, to, add, begin, end, params);
+}
+#endif
+
 // updateBulkRun() for FP16 storage, in chunks of the row: each chunk's upstream rows are decoded into FP32 rows in
 // L1 (one per population), updated by the FP32 loop and encoded back, so the collision vectorises as it does in
 // FP32 and the conversions run eight values at a time. Bitwise the per-cell update's values: the same conversions
 // and the same arithmetic. In place too: a chunk's cells read all their slots before any is written.
-template <class L, bool Trt, int Terms, bool Moving>
+template <class L, bool Trt, int Terms, bool Moving, bool Avx2>
 void updateBulkRunHalf(const _Float16* in, _Float16* out, const long long* from, const long long* to,
                        const float* add, int begin, int end, const CollisionParams<float>& params) {
   constexpr int kChunk = 64;
@@ -159,7 +188,15 @@ void updateBulkRunHalf(const _Float16* in, _Float16* out, const long long* from,
   for (int x0 = begin; x0 < end; x0 += kChunk) {
     const int count = std::min(kChunk, end - x0);
     for (int i = 0; i < L::Q; ++i) decodeHalves(in + from[i] + x0, pre + i * kChunk, count);
+#if HOPSIM_CPU_AVX2_VARIANT
+    if constexpr (Avx2) {
+      updateBulkRunAvx2<L, float, Trt, Terms, Moving>(pre, post, chunkRows, chunkRows, add, 0, count, params);
+    } else {
+      updateBulkRun<L, float, Trt, Terms, Moving>(pre, post, chunkRows, chunkRows, add, 0, count, params);
+    }
+#else
     updateBulkRun<L, float, Trt, Terms, Moving>(pre, post, chunkRows, chunkRows, add, 0, count, params);
+#endif
     for (int i = 0; i < L::Q; ++i) encodeHalves(post + i * kChunk, out + to[i] + x0, count);
   }
 }
@@ -193,7 +230,8 @@ class CpuLbm final : public LbmBackend {
  public:
   CpuLbm(const LbmSetup& s, CpuCellUpdate update)
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), obstacles_(s.obstacles),
-        threads_(threadsFor(s.domain.cells, s.cellsPerThread)), twoLatticeReason_(cpuTwoLatticeReason(s)),
+        threads_(threadsFor(s.domain.cells, s.cellsPerThread)), avx2_(update == CpuCellUpdate::BulkRows && hasAvx2()),
+        twoLatticeReason_(cpuTwoLatticeReason(s)),
         inPlace_(cpuLayoutAsked(s) == StreamingLayout::InPlace && twoLatticeReason_.empty()),
         stride_(populationStride(s.domain.cells)),
         storage_(std::make_unique_for_overwrite<S[]>(inPlace_ ? L::Q * stride_ : 2 * L::Q * stride_ + kLatticeShift)),
@@ -225,7 +263,7 @@ class CpuLbm final : public LbmBackend {
     for (int z = z0; z < z1; ++z)
       for (int y = y0; y < y1; ++y) {
         initialise(y, z);
-        if (update == CpuCellUpdate::BulkRows) bulkRuns_[ownedRow(y, z)] = findBulkRuns(y, z);
+        if (update != CpuCellUpdate::PerCell) bulkRuns_[ownedRow(y, z)] = findBulkRuns(y, z);
       }
     // Ghost rows of a decomposed run: only halo copies touch them.
 #pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
@@ -234,7 +272,7 @@ class CpuLbm final : public LbmBackend {
         if (y < y0 || y >= y1 || z < z0 || z >= z1) initialise(y, z);
     updateBulkRun_ = pickBulkRun(false);
     updateMovingRun_ = pickBulkRun(true);
-    if (update == CpuCellUpdate::BulkRows) {
+    if (update != CpuCellUpdate::PerCell) {
       bool known[kRowKinds] = {};
       for (int z = z0; z < z1; ++z)
         for (int y = y0; y < y1; ++y)
@@ -256,8 +294,8 @@ class CpuLbm final : public LbmBackend {
                                             ? "two lattices"
                                             : fmt::format("two lattices (in place not used: {})", twoLatticeReason_);
     return fmt::format("cpu, {} OpenMP threads, {} {}, {}, {}{}", threads_, L::name, Store::name, layout,
-                       bulkCells() > 0 ? fmt::format("bulk cells in vectorised rows ({} of {} cells)", bulkCells(),
-                                                     ownedCells())
+                       bulkCells() > 0 ? fmt::format("bulk cells in vectorised rows ({} of {} cells){}", bulkCells(),
+                                                     ownedCells(), avx2_ ? ", AVX2 picked at run time" : "")
                                        : std::string("per cell"),
                        curved);
   }
@@ -626,13 +664,26 @@ class CpuLbm final : public LbmBackend {
 
   using BulkRunUpdate = void (*)(const S*, S*, const long long*, const long long*, const T*, int, int,
                                  const CollisionParams<T>&);
-  template <bool Trt, int Terms, bool Moving>
+  template <bool Trt, int Terms, bool Moving, bool Avx2>
   static constexpr BulkRunUpdate bulkRunOf() {
-    if constexpr (std::is_same_v<S, _Float16>) return updateBulkRunHalf<L, Trt, Terms, Moving>;
-    else return updateBulkRun<L, S, Trt, Terms, Moving>;
+    if constexpr (std::is_same_v<S, _Float16>) {
+      return updateBulkRunHalf<L, Trt, Terms, Moving, Avx2>;
+    } else {
+#if HOPSIM_CPU_AVX2_VARIANT
+      if constexpr (Avx2) return updateBulkRunAvx2<L, S, Trt, Terms, Moving>;
+#endif
+      return updateBulkRun<L, S, Trt, Terms, Moving>;
+    }
+  }
+  template <bool Trt, int Terms, bool Moving>
+  BulkRunUpdate bulkRunOf() const {
+    if constexpr (HOPSIM_CPU_AVX2_VARIANT) {
+      if (avx2_) return bulkRunOf<Trt, Terms, Moving, true>();
+    }
+    return bulkRunOf<Trt, Terms, Moving, false>();
   }
   template <bool Trt, int Terms>
-  static constexpr BulkRunUpdate bulkRunFor(bool moving) {
+  BulkRunUpdate bulkRunFor(bool moving) const {
     return moving ? bulkRunOf<Trt, Terms, true>() : bulkRunOf<Trt, Terms, false>();
   }
   // collide() picks the terms by withTerms(); so does this (the regularised operator has no TRT form). The rows
@@ -812,6 +863,7 @@ class CpuLbm final : public LbmBackend {
   std::vector<std::uint8_t> flags_;
   int obstacles_;
   int threads_;  // OpenMP threads of every parallel region (threadsFor())
+  bool avx2_;  // the runs' loop compiled for AVX2 (updateBulkRunAvx2()), picked at run time
   std::string twoLatticeReason_;  // cpuTwoLatticeReason()
   bool inPlace_;  // one lattice updated in place (pushedSlot())
   int state_ = 1;  // in place: the state the populations are in (state 1 from the start: each cell's own slots)

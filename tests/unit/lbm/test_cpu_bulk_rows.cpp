@@ -1,4 +1,5 @@
-// The CPU backend's vectorised bulk rows, on two lattices and in place, against its per-cell update on two lattices
+// The CPU backend's vectorised bulk rows, on two lattices and in place, with the loop the CPU picks (AVX2 where the
+// build targets less) and the build's own, against its per-cell update on two lattices
 // (gather() + collide() on every cell): the same arithmetic on the same values, so the fields, observables and
 // obstacle forces must agree bitwise, on every lattice, boundary type, precision (FP16 storage included), collision
 // model and thread count. And FP16 storage against single precision, within the bound the cuda backend's FP16
@@ -88,6 +89,8 @@ TEST_CASE("CPU LBM: bulk rows and the in-place layout equal the per-cell update 
           const bool inPlace = inPlaceRefusal(setup).empty();
           auto rowsInPlace = makeCpuBackend(setup, CpuCellUpdate::BulkRows);
           auto cellsInPlace = makeCpuBackend(setup, CpuCellUpdate::PerCell);
+          // The runs' loop of the build's instruction set, where BulkRows picks its AVX2 variant.
+          auto buildTarget = makeCpuBackend(setup, CpuCellUpdate::BulkRowsBuildTarget);
           INFO(lattice << " " << precision << " " << collision << " " << flowName(flow) << ", " << threads
                        << " threads | " << rows->description() << " | " << rowsInPlace->description());
           CHECK(ref->description().find("per cell") != std::string::npos);
@@ -98,11 +101,12 @@ TEST_CASE("CPU LBM: bulk rows and the in-place layout equal the per-cell update 
                 std::string::npos);
           // An even and an odd number of steps: in place, the populations sit in other slots after each.
           for (const long long steps : {kSteps, 1LL}) {
-            for (LbmBackend* b : {ref.get(), rows.get(), rowsInPlace.get(), cellsInPlace.get()})
+            for (LbmBackend* b : {ref.get(), rows.get(), rowsInPlace.get(), cellsInPlace.get(), buildTarget.get()})
               b->advance(steps, true);
             checkIdentical(*ref, *rows);
             checkIdentical(*ref, *rowsInPlace);
             checkIdentical(*ref, *cellsInPlace);
+            checkIdentical(*ref, *buildTarget);
           }
         }
 }
