@@ -23,6 +23,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/common/CpuFeatures.h"
 #include "kernels/common/ThreadSums.h"
 #include "kernels/lbm/Halo.h"
 #include "kernels/lbm/StreamCollide.h"
@@ -144,18 +145,6 @@ HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i) out[target[i] + x] = f[i];
   }
 }
-
-// Whether this CPU runs AVX2 (and the build targets less, so that the runs' loop has an AVX2 variant to pick).
-#if defined(__x86_64__) && !defined(__AVX2__)
-#define HOPSIM_CPU_AVX2_VARIANT 1
-inline bool hasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2");
-  return has;
-}
-#else
-#define HOPSIM_CPU_AVX2_VARIANT 0
-inline bool hasAvx2() { return false; }
-#endif
 
 // The runs' loop for the build's instruction set, and for AVX2 where the build targets less: eight floats or four
 // doubles a vector instead of the baseline's four or two, 1.3-1.7x on the workstation's two cores (docs/performance.md,

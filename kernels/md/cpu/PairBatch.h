@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/common/CpuFeatures.h"
 #include "kernels/md/LjForce.h"
 
 namespace hopsim::md {
@@ -32,8 +33,9 @@ struct PairBuffers {
 // NaN separation, which only a run that has already blown up has, gives NaN forces, which the engines check). Leaves
 // in b, for each k: the force on the atom from nb[k] in x(), y(), z(), and with Energy its energy and virial.
 template <bool Energy, class S, class P>
-inline void pairBatch(S xi, S yi, S zi, const S* x, const S* y, const S* z, const std::int32_t* nb, int m,
-                      const LjCoefficients<P>& c, PairBuffers<P>& b) {
+[[gnu::always_inline]] inline void pairBatchLoops(S xi, S yi, S zi, const S* x, const S* y, const S* z,
+                                                  const std::int32_t* nb, int m, const LjCoefficients<P>& c,
+                                                  PairBuffers<P>& b) {
   P* __restrict bx = b.x;
   P* __restrict by = b.y;
   P* __restrict bz = b.z;
@@ -57,6 +59,27 @@ inline void pairBatch(S xi, S yi, S zi, const S* x, const S* y, const S* z, cons
       bw[k] = r2 * f;
     }
   }
+}
+
+#if HOPSIM_CPU_AVX2_VARIANT
+// pairBatchLoops() compiled for AVX2 and FMA, for a build that targets the x86-64 baseline (packages) on a CPU that
+// has them: twice the lanes per vector (docs/performance.md, "The MD pair loop in AVX2"). The engines ask no
+// bitwise agreement of their pair arithmetic, so the compiler may contract it into FMAs here.
+template <bool Energy, class S, class P>
+[[gnu::target("avx2,fma")]] void pairBatchAvx2(S xi, S yi, S zi, const S* x, const S* y, const S* z,
+                                               const std::int32_t* nb, int m, const LjCoefficients<P>& c,
+                                               PairBuffers<P>& b) {
+  pairBatchLoops<Energy>(xi, yi, zi, x, y, z, nb, m, c, b);
+}
+#endif
+
+template <bool Energy, class S, class P>
+inline void pairBatch(S xi, S yi, S zi, const S* x, const S* y, const S* z, const std::int32_t* nb, int m,
+                      const LjCoefficients<P>& c, PairBuffers<P>& b) {
+#if HOPSIM_CPU_AVX2_VARIANT
+  if (hasAvx2Fma()) return pairBatchAvx2<Energy>(xi, yi, zi, x, y, z, nb, m, c, b);
+#endif
+  pairBatchLoops<Energy>(xi, yi, zi, x, y, z, nb, m, c, b);
 }
 
 }  // namespace hopsim::md
