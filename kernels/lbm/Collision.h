@@ -49,7 +49,7 @@ HOPSIM_HD T squareRoot(T x) {
 
 // Density deviation drho = rho - 1 and momentum of shifted populations. A momentum component adds or subtracts the
 // populations whose lattice vector has a non-zero component on its axis: a compiler keeps the multiplies by zero
-// of c_ia f_i (0 * f is -0 or NaN for some f), a third of the arithmetic here before.
+// of c_ia f_i (0 * f is -0 or NaN for some f): 38 of D3Q19's 76 operations here before.
 template <class L, class T>
 HOPSIM_HD void moments(const T* f, T& drho, T j[3]) {
   drho = T(0);
