@@ -18,34 +18,44 @@ using namespace hopsim::lbm::testing;
 
 namespace {
 
-// 64-bit indices for D3Q19 only: the index type changes the address arithmetic alone, the same for every lattice,
-// and each instantiation of the runner costs CI about 15 s of compilation.
-template <class L>
-std::unique_ptr<LbmBackend> hostRunner(const LbmSetup& s, bool inPlace, bool wide) {
-  if constexpr (!std::is_same_v<L, D3Q19>) {
-    if (wide) throw std::invalid_argument("the host runner has 64-bit indices for D3Q19 only");
-  } else if (wide) {
-    if (s.precision == Precision::Double)
-      return std::make_unique<HostCellUpdateRunner<L, double, unsigned long long>>(s, inPlace);
-    if (s.precision == Precision::Single)
-      return std::make_unique<HostCellUpdateRunner<L, float, unsigned long long>>(s, inPlace);
-    throw std::invalid_argument("the host runner has 64-bit indices for FP64 and FP32 storage only");
+// Calls f.template operator()<L, S>() with the setup's lattice L and stored type S.
+template <class F>
+void withLatticeAndStorage(const LbmSetup& s, F&& f) {
+  const auto stored = [&]<class L>() {
+    switch (s.precision) {
+      case Precision::Double: return f.template operator()<L, double>();
+      case Precision::Single: return f.template operator()<L, float>();
+      case Precision::Half: return f.template operator()<L, __half>();
+    }
+  };
+  switch (s.lattice) {
+    case LatticeKind::D2Q9: return stored.template operator()<D2Q9>();
+    case LatticeKind::D3Q19: return stored.template operator()<D3Q19>();
+    case LatticeKind::D3Q27: return stored.template operator()<D3Q27>();
   }
-  switch (s.precision) {
-    case Precision::Double: return std::make_unique<HostCellUpdateRunner<L, double>>(s, inPlace);
-    case Precision::Single: return std::make_unique<HostCellUpdateRunner<L, float>>(s, inPlace);
-    case Precision::Half: return std::make_unique<HostCellUpdateRunner<L, __half>>(s, inPlace);
-  }
-  return nullptr;
 }
 
+// The setup of the case `yaml(stored precision)` in `precision`; FP16 storage as the FP16 test below makes it: the
+// single-precision setup, stored in half.
+template <class Yaml>
+LbmSetup setupIn(const std::string& precision, Yaml yaml) {
+  LbmSetup s = buildSetup(parseCase(yaml(precision == "double" ? "double" : "single")));
+  if (precision == "half") s.precision = Precision::Half;
+  return s;
+}
+
+// 64-bit indices for D3Q19 with FP64 and FP32 storage only: the index type changes the address arithmetic alone,
+// the same for every lattice, and each instantiation of the runner costs CI about 15 s of compilation.
 std::unique_ptr<LbmBackend> hostRunner(const LbmSetup& s, bool inPlace, bool wide = false) {
-  switch (s.lattice) {
-    case LatticeKind::D2Q9: return hostRunner<D2Q9>(s, inPlace, wide);
-    case LatticeKind::D3Q19: return hostRunner<D3Q19>(s, inPlace, wide);
-    case LatticeKind::D3Q27: return hostRunner<D3Q27>(s, inPlace, wide);
-  }
-  return nullptr;
+  std::unique_ptr<LbmBackend> runner;
+  withLatticeAndStorage(s, [&]<class L, class S>() {
+    if constexpr (std::is_same_v<L, D3Q19> && !std::is_same_v<S, __half>) {
+      if (wide) return void(runner = std::make_unique<HostCellUpdateRunner<L, S, unsigned long long>>(s, inPlace));
+    }
+    if (wide) throw std::invalid_argument("the host runner has 64-bit indices for D3Q19 in FP64 and FP32 only");
+    runner = std::make_unique<HostCellUpdateRunner<L, S>>(s, inPlace);
+  });
+  return runner;
 }
 
 void checkAgainstCpu(const std::string& lattice, const std::string& precision, const std::string& collision,
@@ -97,14 +107,6 @@ void checkWallsInBulk(const LbmSetup& s) {
   checkSamePopulations(split, fused);
 }
 
-template <class L>
-long long checkWallsInBulk(const LbmSetup& s) {
-  if (s.precision == Precision::Double) checkWallsInBulk<L, double>(s);
-  else checkWallsInBulk<L, float>(s);
-  const HostCellUpdateRunner<L, float> classes(s, false);
-  return classes.cellsOfClass(kCellWall) + classes.cellsOfClass(kCellWallSolid);
-}
-
 // The same channel with the inlet and outlet ghost nodes built from the face cells' moments of the step
 // (storeOpenMoments, the GPU's default on 3-D lattices) and from their inner neighbours' populations link by link.
 template <class L, class S>
@@ -119,15 +121,6 @@ template <class L, class S>
 void checkOpenInBulk(const LbmSetup& s) {
   HostCellUpdateRunner<L, S> split(s, false, true, true), fused(s, false, true, true, true);
   checkSamePopulations(split, fused);
-}
-
-template <class L>
-void checkOpenMoments(const LbmSetup& s) {
-  switch (s.precision) {
-    case Precision::Double: checkOpenMoments<L, double>(s); return checkOpenInBulk<L, double>(s);
-    case Precision::Single: checkOpenMoments<L, float>(s); return checkOpenInBulk<L, float>(s);
-    case Precision::Half: checkOpenMoments<L, __half>(s); return checkOpenInBulk<L, __half>(s);
-  }
 }
 
 // The same channel with the face pass's ghost values wrapped into the opposite face (openWrap: the inlet and outlet
@@ -154,15 +147,6 @@ void checkOpenWrap(const LbmSetup& s) {
   }
 }
 
-template <class L>
-void checkOpenWrap(const LbmSetup& s) {
-  switch (s.precision) {
-    case Precision::Double: return checkOpenWrap<L, double>(s);
-    case Precision::Single: return checkOpenWrap<L, float>(s);
-    case Precision::Half: return checkOpenWrap<L, __half>(s);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("CUDA inlet and outlet cells as bulk and wall cells, the face pass's ghost values wrapped into the "
@@ -173,16 +157,11 @@ TEST_CASE("CUDA inlet and outlet cells as bulk and wall cells, the face pass's g
       for (const bool channel : {true, false}) {
         // The channel (walls across the faces, an obstacle inside), and the open faces' case with its obstacles off
         // the face planes (a periodic axis and a moving wall across the faces, an inflow at an angle, a body force).
-        const std::string stored = precision == "double" ? "double" : "single";
-        LbmSetup s = buildSetup(parseCase(channel ? caseYaml(lattice, stored, "trt", Flow::Channel)
-                                                  : openFacesYaml(lattice, stored, false)));
-        if (precision == "half") s.precision = Precision::Half;
+        const LbmSetup s = setupIn(precision, [&](const std::string& stored) {
+          return channel ? caseYaml(lattice, stored, "trt", Flow::Channel) : openFacesYaml(lattice, stored, false);
+        });
         INFO(lattice << " " << precision << (channel ? " channel" : " open faces, obstacles off the face planes"));
-        switch (s.lattice) {
-          case LatticeKind::D2Q9: checkOpenWrap<D2Q9>(s); break;
-          case LatticeKind::D3Q19: checkOpenWrap<D3Q19>(s); break;
-          case LatticeKind::D3Q27: checkOpenWrap<D3Q27>(s); break;
-        }
+        withLatticeAndStorage(s, [&]<class L, class S>() { checkOpenWrap<L, S>(s); });
       }
   // Obstacles on the face planes: the faces are not wrapped (a ghost link next to a solid face cell reads another
   // cell's moments).
@@ -218,18 +197,15 @@ TEST_CASE("CUDA inlet/outlet ghost nodes from the face cells' moments are bitwis
   for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
     for (const std::string precision : {"double", "single", "half"})
       for (const bool corners : {false, true}) {
-        // FP16 storage as the FP16 test below makes it: the single-precision setup, stored in half.
-        const std::string stored = precision == "double" ? "double" : "single";
-        LbmSetup s = buildSetup(
-            parseCase(corners ? openFacesYaml(lattice, stored) : caseYaml(lattice, stored, "trt", Flow::Channel)));
-        if (precision == "half") s.precision = Precision::Half;
+        const LbmSetup s = setupIn(precision, [&](const std::string& stored) {
+          return corners ? openFacesYaml(lattice, stored) : caseYaml(lattice, stored, "trt", Flow::Channel);
+        });
         INFO(lattice << " " << precision << (corners ? " open faces with obstacles and a moving wall" : " channel"));
         REQUIRE(hasOpenFaces(s));
-        switch (s.lattice) {
-          case LatticeKind::D2Q9: checkOpenMoments<D2Q9>(s); break;
-          case LatticeKind::D3Q19: checkOpenMoments<D3Q19>(s); break;
-          case LatticeKind::D3Q27: checkOpenMoments<D3Q27>(s); break;
-        }
+        withLatticeAndStorage(s, [&]<class L, class S>() {
+          checkOpenMoments<L, S>(s);
+          checkOpenInBulk<L, S>(s);
+        });
       }
 }
 
@@ -241,11 +217,11 @@ TEST_CASE("CUDA wall cells in the bulk pass are bitwise the boundary kernel's (h
         const LbmSetup s = buildSetup(parseCase(caseYaml(lattice, precision, "trt", flow)));
         INFO(lattice << " " << precision << " " << flowName(flow));
         long long walls = 0;
-        switch (s.lattice) {
-          case LatticeKind::D2Q9: walls = checkWallsInBulk<D2Q9>(s); break;
-          case LatticeKind::D3Q19: walls = checkWallsInBulk<D3Q19>(s); break;
-          case LatticeKind::D3Q27: walls = checkWallsInBulk<D3Q27>(s); break;
-        }
+        withLatticeAndStorage(s, [&]<class L, class S>() {
+          checkWallsInBulk<L, S>(s);
+          const HostCellUpdateRunner<L, S> classes(s, false);
+          walls = classes.cellsOfClass(kCellWall) + classes.cellsOfClass(kCellWallSolid);
+        });
         CHECK(walls > 0);  // every flow has walls or an obstacle: the path under test ran
       }
 }
