@@ -72,7 +72,8 @@ st() { local name=$1 D=$2 peak=$3 steps=$4; shift 4
   rm -rf /tmp/st_$name; }
 # The bounded cases of the side-stream groups by short name, into the array `args` (the bench case and its --set):
 # ch3 the 3-D channel with a cylinder (FP32, staircase), ch3i its cylinder interpolated, ch3h in FP16 storage; ch2i
-# the 2-D channel with an interpolated cylinder, ch2h in FP16 storage (staircase); c3h the 3-D cavity in FP16.
+# the 2-D channel with an interpolated cylinder, ch2h in FP16 storage (staircase); c3h the 3-D cavity in FP16;
+# ch3q27 the 3-D channel on D3Q27, ch3d in double precision.
 boundedCase() {
   case $1 in
     ch3) args=(bench/lbm_channel3d_cylinder_single.yaml) ;;
@@ -83,6 +84,8 @@ boundedCase() {
                 center: [1024, 511.5], radius: 64, boundary: interpolated}]") ;;
     ch2h) args=(bench/lbm_channel2d_cylinder_single.yaml --set precision=half) ;;
     c3h) args=(bench/lbm_cavity3d_256_single.yaml --set precision=half) ;;
+    ch3q27) args=(bench/lbm_channel3d_cylinder_single.yaml --set lattice=D3Q27) ;;
+    ch3d) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=double) ;;
     *) echo "boundedCase: unknown case $1" >&2; return 1 ;;
   esac; }
 # The words as given on round 1 and reversed on round 2: a group's variants, each in its own process, run in both
@@ -438,6 +441,24 @@ wrap|wrap2)
     run wrap2_gpu_lbm_tests 240 $T "[gpu][lbm]"
     run wrap2_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[sanitize]"
   fi ;;
+wrapplanned)
+  # The wrapped open faces as the planner now takes them on 3-D lattices (openWrapMeasuredFaster): every [gpu][lbm]
+  # test and the quick LBM validation cases on the GPU with the new default, then the 3-D channel on D3Q27 and in
+  # double precision (not measured by `wrap`) with and without the wrap, each in its own process, two rounds in
+  # opposite order; memcheck of the small cases.
+  run wp_gpu_lbm_tests 240 $T "[gpu][lbm]"
+  run wp_validate 120 build/hopsim validate --backend cuda lbm.poiseuille2d lbm.couette2d lbm.channel2d \
+    lbm.poiseuille3d lbm.duct3d lbm.mass_conservation lbm.cavity_re100_small lbm.sphere_array
+  for round in 1 2; do
+    for w in $(inRound $round 1 0); do
+      for c in ch3q27 ch3d; do
+        boundedCase $c
+        run "wp_${c}_w${w}_$round" 45 env HOPSIM_LBM_OPEN_WRAP=$w $B "${args[@]}" --kernels portable --repeats 5 \
+          --json "$R/wp_${c}_w${w}_$round.json"
+      done
+    done
+  done
+  run wp_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]" ;;
 openbulk|openbulk2)
   # The inlet and outlet cells in the bulk kernel's pass (issue 14, KernelPlan::openInBulk). openbulk: its GPU tests
   # (against the boundary kernel, and the open-face tests beside it), the 3-D channel with a cylinder in FP32 with

@@ -176,11 +176,12 @@ bool halfPairsMeasuredFaster(const LbmSetup& s, bool wallsInBulk) {
 bool openInBulkMeasuredFaster(const LbmSetup&) { return false; }
 
 // Whether the face pass's ghost values wrapped into the opposite face (KernelPlan::openWrap: the inlet and outlet
-// cells bulk or wall cells of the bulk kernel) measured faster than the boundary kernel's face cells: not measured
-// yet (written 2026-12-04 in a session without a GPU; predicted +10% on the 3-D channel, docs/performance.md, "Inlet
-// and outlet cells as bulk cells"), so only when asked (HOPSIM_LBM_OPEN_WRAP=1) until `bench/device_check.sh wrap`
-// has run.
-bool openWrapMeasuredFaster(const LbmSetup&) { return false; }
+// cells bulk or wall cells of the bulk kernel) measured faster than the boundary kernel's face cells, H200,
+// 2026-12-05 (docs/performance.md, "Inlet and outlet cells as bulk cells"): yes on 3-D lattices, where the face pass
+// runs by default; the 3-D channel with a cylinder 19,364 -> 22,431 MLUPS in FP32 (staircase), 18,808 -> 21,571
+// (interpolated), 27,318 -> 32,497 in FP16 storage. No on D2Q9, which has no face pass by default: with it and the
+// wrap the 2-D channel ran 50,730 against 52,118 without either.
+bool openWrapMeasuredFaster(const LbmSetup& s) { return dimensionsOf(s.lattice) == 3; }
 
 // Threads per block of the portable kernels where nothing asks for a number: 128 where that measured faster than 256
 // on the H200 (2026-12-04, docs/performance.md, "Blocks of 128 threads"; `hopsim bench --kernels portable`, two
