@@ -76,7 +76,10 @@ std::string temporalRefusal(const LbmSetup& s, int steps) {
 // 50,701 MLUPS, the periodic box with a circle 86,956 vs 51,373; slower in FP16 storage (cavity 62,397 vs 71,137)
 // and on D3Q19 (cavity 256^3 at 2 steps per launch 19,621 vs 24,649), which keep the portable kernels.
 // Split over ranks sharing the H200 (MPS), the cavity 4096^2 on the wall variant measured 1.34x the portable
-// decomposed run on 2 ranks (63,012 vs 46,944) and 1.36x on 4 (54,885 vs 40,417).
+// decomposed run on 2 ranks (63,012 vs 46,944) and 1.36x on 4 (54,885 vs 40,417). With the collision in pair form
+// (2026-12-05, docs/performance.md, "The collision in pair form"): the periodic box 127,669 vs 53,090 (2.40x), the
+// cavity 79,858 vs 53,030 (1.51x); FP16 storage's cavity still slower (78,739 vs 82,021), D3Q19's cavity too (k = 1
+// 23,661 vs 25,092, k = 2 17,968 vs 25,080).
 bool hopperMeasuredFaster(const LbmSetup& s, const KernelPlan& k, int cc) {
   return cc >= 9 && s.lattice == LatticeKind::D2Q9 && s.precision == Precision::Single &&
          k.layout == StreamingLayout::TwoLattice && temporalRefusal(s, autoTemporalSteps(s.lattice)).empty();
@@ -232,7 +235,7 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
     const bool hopper = hopperMeasuredFaster(s, k, cc);
     plan.kernels = hopper ? KernelVariant::Hopper : KernelVariant::Portable;
     plan.why += hopper ? "; kernels auto: hopper (the temporal kernel measured faster than portable on D2Q9 FP32 "
-                         "boxes without inlets: 2.0x periodic, 1.9x split over ranks, 1.25-1.7x with walls and solids)"
+                         "boxes without inlets: 2.4x periodic, 1.9x split over ranks, 1.5x the cavity)"
                        : "; kernels auto: portable (the fastest measured for this case)";
   }
   if (plan.kernels == KernelVariant::Hopper) planHopper(plan, s, cc);

@@ -118,6 +118,10 @@ TEST_CASE("CUDA LBM FP16: the two-cells-per-thread bulk kernel gives bitwise the
     for (int pairs = 0; pairs < 2; ++pairs) {
       DeviceOverrides o;
       o.halfPairs = pairs;  // HOPSIM_LBM_HALF_PAIRS
+      // The inlet and outlet cells through the boundary kernel in both: the one-cell kernel's wrapped faces (the
+      // planner's default on 3-D lattices; HOPSIM_LBM_OPEN_WRAP) round each ghost value to FP16 once more, which
+      // their own test holds to FP16 storage's bound.
+      o.openWrap = 0;
       run[pairs] = cuda(s, StreamingLayout::TwoLattice, o);
       CHECK(run[pairs]->description().find(pairs ? "bulk: 2 cells/thread" : "bulk: 1 cell/thread") != std::string::npos);
       run[pairs]->advance(37, false);  // a graph of 32 steps and single launches
