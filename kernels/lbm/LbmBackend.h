@@ -77,9 +77,10 @@ inline bool hasOpenFaces(const LbmSetup& s) {
   return false;
 }
 
-// Why the in-place layout cannot run this setup exactly, or empty where it can: inlet and outlet ghost nodes read
-// the full population set of a neighbouring cell, and interpolated bounce-back a population of the cell downstream,
-// while that cell updates it in place.
+// Why the CUDA backend's in-place layout cannot run this setup exactly, or empty where it can: inlet and outlet
+// ghost nodes read the full population set of a neighbouring cell, and interpolated bounce-back a population of the
+// cell downstream, while that cell updates it in place. (The cpu backend runs inlets and outlets in place, its
+// ghost nodes reading the face cells' values kept by the step before: cpu::cpuTwoLatticeReason().)
 inline std::string inPlaceRefusal(const LbmSetup& s) {
   if (hasOpenFaces(s)) return "inlet and outlet faces need two lattices";
   if (!s.curved.cells.empty()) return "interpolated bounce-back needs two lattices";

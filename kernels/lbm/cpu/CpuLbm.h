@@ -203,11 +203,14 @@ inline StreamingLayout cpuLayoutAsked(const LbmSetup& s) {
 }
 
 // Why this setup runs two lattices although its layout asks for one in place, or empty. The halo exchange moves
-// planes of the current array, which only two lattices keep whole.
+// planes of the current array, which only two lattices keep whole. Inlets and outlets run in place here (their
+// ghost nodes read the face cells' values kept by the step before, keepOpenFaceCell()); interpolated bounce-back
+// does not.
 inline std::string cpuTwoLatticeReason(const LbmSetup& s) {
   if (cpuLayoutAsked(s) == StreamingLayout::TwoLattice) return "";
   if (s.domain.hasGhosts()) return "a decomposed box exchanges planes of two lattices";
-  return inPlaceRefusal(s);
+  if (!s.curved.cells.empty()) return "interpolated bounce-back needs two lattices";
+  return "";
 }
 
 // L: the lattice; S: the stored type of a population (double, float or _Float16).
@@ -259,6 +262,15 @@ class CpuLbm final : public LbmBackend {
     for (int z = 0; z < p_.n[2]; ++z)
       for (int y = 0; y < p_.n[1]; ++y)
         if (y < y0 || y >= y1 || z < z0 || z >= z1) initialise(y, z);
+    if (inPlace_) {
+      for (int f = 0; f < 6; ++f) {
+        const int a = f >> 1, type = p_.face[f].type;
+        if (!p_.periodic[a] && (type == kFaceVelocityInlet || type == kFacePressureOutlet))
+          for (auto& kept : openFaceCells_)
+            kept[f].resize(static_cast<std::size_t>(p_.n[(a + 1) % 3]) * p_.n[(a + 2) % 3] * kFaceCellValues);
+        openFacesInPlace_ = openFacesInPlace_ || !openFaceCells_[0][f].empty();
+      }
+    }
     updateBulkRun_ = pickBulkRun(false);
     updateMovingRun_ = pickBulkRun(true);
     if (update != CpuCellUpdate::PerCell) {
@@ -311,6 +323,7 @@ class CpuLbm final : public LbmBackend {
       throw std::invalid_argument(fmt::format("{} bytes of populations for a box that holds {}", in.size(),
                                               L::Q * p_.cells * sizeof(S)));
     const S* const from = reinterpret_cast<const S*>(in.data());
+    openFacesKept_ = false;
     forEachCell([&](long long c, int x, int y, int z) {
       if (flags_[c] != kFluid) return;  // in place, a non-fluid cell's slots may be a fluid cell's in the other state
       for (int i = 0; i < L::Q; ++i) f_[postSlot(i, c, x, y, z)] = from[i * p_.cells + c];
@@ -764,6 +777,58 @@ class CpuLbm final : public LbmBackend {
     state_ ^= 1;
   }
 
+  // In place, an inlet or outlet ghost node reads the full population set of a cell on its face (ghostPopulation()),
+  // which that cell rewrites during the step. So the step reads them from the values of the open faces' cells that
+  // the step before kept (openFaceCells_[openFacesRead_]: the populations as stored, then decoded, and their moments:
+  // what the two-lattice step reads from its unchanged array) and keeps this step's in the other buffer
+  // (keepOpenFaceCell(); every such cell is updated per cell, never in a row's run: its pulls cross an open face).
+  // storeOpenFaceCells() fills them from the array where no step has (the first step, after loadPopulations()).
+  static constexpr int kFaceCellValues = L::Q + 4;  // the populations, rho, u
+  // Where the values of cell pos on open face `face` are kept in a buffer's plane of the face.
+  long long openFaceOffset(int face, const int pos[3]) const {
+    const int a = face >> 1, t0 = (a + 1) % 3, t1 = (a + 2) % 3;
+    return (pos[t0] + static_cast<long long>(p_.n[t0]) * pos[t1]) * kFaceCellValues;
+  }
+  // Keeps the populations f (post-collision, as they will be stored) and their moments for every open face whose
+  // plane holds cell pos.
+  void keepOpenFaceCell(int buffer, const int pos[3], const T* f) {
+    for (int face = 0; face < 6; ++face) {
+      const int a = face >> 1;
+      if (openFaceCells_[buffer][face].empty() || pos[a] != ((face & 1) ? p_.n[a] - 1 : 0)) continue;
+      T* kept = openFaceCells_[buffer][face].data() + openFaceOffset(face, pos);
+      for (int i = 0; i < L::Q; ++i) kept[i] = Store::decode(Store::encode(f[i]));
+      postCollisionMoments<L>(kept, p_.collision.force, kept[L::Q], kept + L::Q + 1);
+    }
+  }
+  void storeOpenFaceCells() {
+    for (int face = 0; face < 6; ++face) {
+      if (openFaceCells_[0][face].empty()) continue;
+      const int a = face >> 1, t0 = (a + 1) % 3, t1 = (a + 2) % 3;
+#pragma omp parallel for collapse(2) schedule(static) num_threads(threads_)
+      for (int v = 0; v < p_.n[t1]; ++v)
+        for (int u = 0; u < p_.n[t0]; ++u) {
+          int pos[3];
+          pos[a] = (face & 1) ? p_.n[a] - 1 : 0;
+          pos[t0] = u;
+          pos[t1] = v;
+          const long long c = p_.index(pos[0], pos[1], pos[2]);
+          if (flags_[c] != kFluid) continue;
+          T f[L::Q];
+          for (int i = 0; i < L::Q; ++i) f[i] = Store::decode(f_[postSlot(i, c, pos[0], pos[1], pos[2])]);
+          keepOpenFaceCell(openFacesRead_, pos, f);  // an edge cell on two open faces: each time the same values
+        }
+    }
+    openFacesKept_ = true;
+  }
+  // Population i of the ghost node g outside open `face`, pulled by cell c at pos: ghostPopulation() with its inner
+  // neighbour's values taken from the kept face cells.
+  T openFaceGhost(int face, int i, const int g[3], const int pos[3], long long c) const {
+    int x0[3];
+    ghostInner(p_, flags_.data(), g, pos, c, x0);  // on the face's plane of cells
+    const T* kept = openFaceCells_[openFacesRead_][face].data() + openFaceOffset(face, x0);
+    return ghostFromInner<L>(p_, face, i, g, kept[i], kept[L::Q], kept + L::Q + 1);
+  }
+
   template <bool Forces, int Access>
   void stepWith() {
     const long long n = stride_;
@@ -772,6 +837,8 @@ class CpuLbm final : public LbmBackend {
     const std::uint8_t* flags = flags_.data();
     const int x0 = p_.ownLo(0), x1 = p_.ownHi(0), y0 = p_.ownLo(1), y1 = p_.ownHi(1), z0 = p_.ownLo(2), z1 = p_.ownHi(2);
     const int nob = obstacles_;
+    const bool openFaces = Access != kTwoLattice && openFacesInPlace_;
+    if (openFaces && !openFacesKept_) storeOpenFaceCells();
     // Each thread's obstacle forces, summed in thread order after the loop: the same total on every run.
     std::vector<std::vector<double>> perThread(Forces ? threads_ : 0);
 #pragma omp parallel num_threads(threads_)
@@ -789,15 +856,22 @@ class CpuLbm final : public LbmBackend {
           } else {
             gather<L, Forces>(p_, flags, load, x, y, z, c, f, onLink);
           }
-        } else if constexpr (Access == kFromState0) {
-          // gather() reads the populations arriving from upstream (state 0: A[i][c]) or the cell's own (bounced).
-          const auto load = [&](int i, long long cell) {
-            return Store::decode(in[cell == c ? pushedSlot(i, x, y, z) : i * n + c]);
-          };
-          gather<L, Forces, false>(p_, flags, load, x, y, z, c, f, onLink);
         } else {
-          const auto load = [in, n](int i, long long cell) { return Store::decode(in[opposite(i) * n + cell]); };
-          gather<L, Forces, false>(p_, flags, load, x, y, z, c, f, onLink);
+          // From state 0, gather() reads the populations arriving from upstream (A[i][c]) or the cell's own
+          // (bounced); from state 1, the upstream cells' own slots.
+          const auto load = [&](int i, long long cell) {
+            if constexpr (Access == kFromState0)
+              return Store::decode(in[cell == c ? pushedSlot(i, x, y, z) : i * n + c]);
+            else
+              return Store::decode(in[opposite(i) * n + cell]);
+          };
+          if (openFaces) {
+            const int pos[3] = {x, y, z};
+            const auto ghost = [&](int face, int i, const int g[3]) { return openFaceGhost(face, i, g, pos, c); };
+            gather<L, Forces, true>(p_, flags, load, x, y, z, c, f, onLink, ghost);
+          } else {
+            gather<L, Forces, false>(p_, flags, load, x, y, z, c, f, onLink);
+          }
         }
         T rho, u[3];
         collide<L>(f, p_.collision, rho, u);
@@ -806,6 +880,10 @@ class CpuLbm final : public LbmBackend {
                                  : Access == kFromState0 ? opposite(i) * n + c
                                                          : pushedSlot(i, x, y, z);
           out[slot] = Store::encode(f[i]);
+        }
+        if (openFaces) {
+          const int pos[3] = {x, y, z};
+          keepOpenFaceCell(openFacesRead_ ^ 1, pos, f);
         }
       };
 #pragma omp for collapse(2) schedule(static)
@@ -840,6 +918,7 @@ class CpuLbm final : public LbmBackend {
         }
       if constexpr (Forces) perThread[omp_get_thread_num()] = std::move(local);
     }
+    if (openFaces) openFacesRead_ ^= 1;  // the values this step kept
     if constexpr (Forces) {
       std::vector<double> total(3 * nob, 0.0);
       for (const std::vector<double>& local : perThread)
@@ -880,6 +959,13 @@ class CpuLbm final : public LbmBackend {
   std::vector<long long> curvedCells_;  // LbmSetup::curved, in T
   std::vector<T> curvedQ_;
   std::vector<S> outbox_[6], inbox_[6];
+  // In place, two buffers (the step reads one, keeps its own values in the other), per open face: its plane of
+  // cells' populations and moments, kFaceCellValues per cell, the plane's first tangential axis fastest; empty for
+  // the other faces.
+  std::array<std::vector<T>, 6> openFaceCells_[2];
+  int openFacesRead_ = 0;        // the buffer the next step reads
+  bool openFacesKept_ = false;   // whether it holds the current state's values (storeOpenFaceCells() where not)
+  bool openFacesInPlace_ = false;  // any open face in place
 };
 
 // The backend of the case's lattice with populations stored as S (explicitly instantiated by the storage type's file).
