@@ -162,6 +162,14 @@ template <class L, class T, bool Trt, int Terms, bool Moving>
   bulkRunLoop<L, T, Trt, Terms, Moving>(in, out, from, to, add, begin, end, params);
 }
 #endif
+// The runs' loop in AVX2 where Avx2 and the build compiled that variant, else the build's own.
+template <class L, class T, bool Trt, int Terms, bool Moving, bool Avx2>
+constexpr auto bulkRunVariant() {
+#if HOPSIM_CPU_AVX2_VARIANT
+  if constexpr (Avx2) return updateBulkRunAvx2<L, T, Trt, Terms, Moving>;
+#endif
+  return updateBulkRun<L, T, Trt, Terms, Moving>;
+}
 
 // updateBulkRun() for FP16 storage, in chunks of the row: each chunk's upstream rows are decoded into FP32 rows in
 // L1 (one per population), updated by the FP32 loop and encoded back, so the collision vectorises as it does in
@@ -177,15 +185,7 @@ void updateBulkRunHalf(const _Float16* in, _Float16* out, const long long* from,
   for (int x0 = begin; x0 < end; x0 += kChunk) {
     const int count = std::min(kChunk, end - x0);
     for (int i = 0; i < L::Q; ++i) decodeHalves(in + from[i] + x0, pre + i * kChunk, count);
-#if HOPSIM_CPU_AVX2_VARIANT
-    if constexpr (Avx2) {
-      updateBulkRunAvx2<L, float, Trt, Terms, Moving>(pre, post, chunkRows, chunkRows, add, 0, count, params);
-    } else {
-      updateBulkRun<L, float, Trt, Terms, Moving>(pre, post, chunkRows, chunkRows, add, 0, count, params);
-    }
-#else
-    updateBulkRun<L, float, Trt, Terms, Moving>(pre, post, chunkRows, chunkRows, add, 0, count, params);
-#endif
+    bulkRunVariant<L, float, Trt, Terms, Moving, Avx2>()(pre, post, chunkRows, chunkRows, add, 0, count, params);
     for (int i = 0; i < L::Q; ++i) encodeHalves(post + i * kChunk, out + to[i] + x0, count);
   }
 }
@@ -668,14 +668,8 @@ class CpuLbm final : public LbmBackend {
                                  const CollisionParams<T>&);
   template <bool Trt, int Terms, bool Moving, bool Avx2>
   static constexpr BulkRunUpdate bulkRunOf() {
-    if constexpr (std::is_same_v<S, _Float16>) {
-      return updateBulkRunHalf<L, Trt, Terms, Moving, Avx2>;
-    } else {
-#if HOPSIM_CPU_AVX2_VARIANT
-      if constexpr (Avx2) return updateBulkRunAvx2<L, S, Trt, Terms, Moving>;
-#endif
-      return updateBulkRun<L, S, Trt, Terms, Moving>;
-    }
+    if constexpr (std::is_same_v<S, _Float16>) return updateBulkRunHalf<L, Trt, Terms, Moving, Avx2>;
+    else return bulkRunVariant<L, S, Trt, Terms, Moving, Avx2>();
   }
   template <bool Trt, int Terms, bool Moving>
   BulkRunUpdate bulkRunOf() const {
@@ -784,6 +778,8 @@ class CpuLbm final : public LbmBackend {
   // (keepOpenFaceCell(); every such cell is updated per cell, never in a row's run: its pulls cross an open face).
   // storeOpenFaceCells() fills them from the array where no step has (the first step, after loadPopulations()).
   static constexpr int kFaceCellValues = L::Q + 4;  // the populations, rho, u
+  // The coordinate, along its normal, of the box's plane of cells next to `face`.
+  int facePlane(int face) const { return (face & 1) ? p_.n[face >> 1] - 1 : 0; }
   // Where the values of cell pos on open face `face` are kept in a buffer's plane of the face.
   long long openFaceOffset(int face, const int pos[3]) const {
     const int a = face >> 1, t0 = (a + 1) % 3, t1 = (a + 2) % 3;
@@ -793,8 +789,7 @@ class CpuLbm final : public LbmBackend {
   // plane holds cell pos.
   void keepOpenFaceCell(int buffer, const int pos[3], const T* f) {
     for (int face = 0; face < 6; ++face) {
-      const int a = face >> 1;
-      if (openFaceCells_[buffer][face].empty() || pos[a] != ((face & 1) ? p_.n[a] - 1 : 0)) continue;
+      if (openFaceCells_[buffer][face].empty() || pos[face >> 1] != facePlane(face)) continue;
       T* kept = openFaceCells_[buffer][face].data() + openFaceOffset(face, pos);
       for (int i = 0; i < L::Q; ++i) kept[i] = Store::decode(Store::encode(f[i]));
       postCollisionMoments<L>(kept, p_.collision.force, kept[L::Q], kept + L::Q + 1);
@@ -808,7 +803,7 @@ class CpuLbm final : public LbmBackend {
       for (int v = 0; v < p_.n[t1]; ++v)
         for (int u = 0; u < p_.n[t0]; ++u) {
           int pos[3];
-          pos[a] = (face & 1) ? p_.n[a] - 1 : 0;
+          pos[a] = facePlane(face);
           pos[t0] = u;
           pos[t1] = v;
           const long long c = p_.index(pos[0], pos[1], pos[2]);
