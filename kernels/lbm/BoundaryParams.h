@@ -42,6 +42,14 @@ struct DomainParams {
   HOPSIM_HD long long index(int x, int y, int z) const {
     return (static_cast<long long>(z) * n[1] + y) * n[0] + x;
   }
+  // Whether face f (2 * axis + side) is a velocity inlet or a pressure outlet: a face with ghost nodes (a face across
+  // a periodic axis is none, whatever its type says).
+  HOPSIM_HD bool isOpen(int f) const {
+    const int type = face[f].type;
+    return !periodic[f >> 1] && (type == kFaceVelocityInlet || type == kFacePressureOutlet);
+  }
+  // The coordinate of face f's plane of cells along its normal: 0 or n - 1.
+  HOPSIM_HD int facePlane(int f) const { return (f & 1) ? n[f >> 1] - 1 : 0; }
   // The owned range [ownLo, ownHi) along an axis: the cells this box updates.
   HOPSIM_HD int ownLo(int a) const { return ghost[2 * a]; }
   HOPSIM_HD int ownHi(int a) const { return n[a] - ghost[2 * a + 1]; }

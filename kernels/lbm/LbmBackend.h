@@ -70,10 +70,8 @@ struct LbmSetup {
 
 // Whether the setup has a velocity inlet or a pressure outlet face.
 inline bool hasOpenFaces(const LbmSetup& s) {
-  for (int f = 0; f < 6; ++f) {
-    const int t = s.domain.face[f].type;
-    if (!s.domain.periodic[f / 2] && (t == kFaceVelocityInlet || t == kFacePressureOutlet)) return true;
-  }
+  for (int f = 0; f < 6; ++f)
+    if (s.domain.isOpen(f)) return true;
   return false;
 }
 

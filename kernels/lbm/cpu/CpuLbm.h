@@ -264,8 +264,8 @@ class CpuLbm final : public LbmBackend {
         if (y < y0 || y >= y1 || z < z0 || z >= z1) initialise(y, z);
     if (inPlace_) {
       for (int f = 0; f < 6; ++f) {
-        const int a = f >> 1, type = p_.face[f].type;
-        if (!p_.periodic[a] && (type == kFaceVelocityInlet || type == kFacePressureOutlet))
+        const int a = f >> 1;
+        if (p_.isOpen(f))
           for (auto& kept : openFaceCells_)
             kept[f].resize(static_cast<std::size_t>(p_.n[(a + 1) % 3]) * p_.n[(a + 2) % 3] * kFaceCellValues);
         openFacesInPlace_ = openFacesInPlace_ || !openFaceCells_[0][f].empty();
@@ -778,8 +778,6 @@ class CpuLbm final : public LbmBackend {
   // (keepOpenFaceCell(); every such cell is updated per cell, never in a row's run: its pulls cross an open face).
   // storeOpenFaceCells() fills them from the array where no step has (the first step, after loadPopulations()).
   static constexpr int kFaceCellValues = L::Q + 4;  // the populations, rho, u
-  // The coordinate, along its normal, of the box's plane of cells next to `face`.
-  int facePlane(int face) const { return (face & 1) ? p_.n[face >> 1] - 1 : 0; }
   // Where the values of cell pos on open face `face` are kept in a buffer's plane of the face.
   long long openFaceOffset(int face, const int pos[3]) const {
     const int a = face >> 1, t0 = (a + 1) % 3, t1 = (a + 2) % 3;
@@ -789,7 +787,7 @@ class CpuLbm final : public LbmBackend {
   // plane holds cell pos.
   void keepOpenFaceCell(int buffer, const int pos[3], const T* f) {
     for (int face = 0; face < 6; ++face) {
-      if (openFaceCells_[buffer][face].empty() || pos[face >> 1] != facePlane(face)) continue;
+      if (openFaceCells_[buffer][face].empty() || pos[face >> 1] != p_.facePlane(face)) continue;
       T* kept = openFaceCells_[buffer][face].data() + openFaceOffset(face, pos);
       for (int i = 0; i < L::Q; ++i) kept[i] = Store::decode(Store::encode(f[i]));
       postCollisionMoments<L>(kept, p_.collision.force, kept[L::Q], kept + L::Q + 1);
@@ -803,7 +801,7 @@ class CpuLbm final : public LbmBackend {
       for (int v = 0; v < p_.n[t1]; ++v)
         for (int u = 0; u < p_.n[t0]; ++u) {
           int pos[3];
-          pos[a] = facePlane(face);
+          pos[a] = p_.facePlane(face);
           pos[t0] = u;
           pos[t1] = v;
           const long long c = p_.index(pos[0], pos[1], pos[2]);
