@@ -903,6 +903,60 @@ suite)
       run "suite_project_$gpu" 20 build/hopsim compare "$f" --project $gpu --format markdown
     done
   fi ;;
+keepfaces|keepfaces2)
+  # The face values kept by the bulk kernel for the next step (issue 14, KernelPlan::keepFaces, off unless asked until
+  # this group has measured it). keepfaces: its GPU test beside the wrap's, then the 3-D channel with a cylinder (FP32
+  # staircase and interpolated, FP16, D3Q27, FP64) and the 2-D channel (with the face pass and the wrap, which it
+  # does not run by default) with and without it, each in its own process against the copy bandwidth measured there,
+  # two rounds in opposite order; the references; ncu of a step with and without it. keepfaces2: every [gpu][lbm]
+  # test (their plans as the planner makes them), the LBM validation cases with an inlet and an outlet (2-D: the face
+  # pass and the wrap asked for too) with it asked for, memcheck and racecheck of the small cases (which run it).
+  if [ $step = keepfaces ]; then
+    run kf_tests 150 $T "CUDA LBM: inlet and outlet face values kept*,CUDA LBM: inlet and outlet cells with*"
+    for round in 1 2; do
+      for k in $(inRound $round 1 0); do
+        for c in ch3 ch3h ch3i ch3q27 ch3d; do
+          boundedCase $c
+          run "kf_${c}_k${k}_$round" 45 env HOPSIM_LBM_KEEP_FACES=$k $B "${args[@]}" --kernels portable --repeats 5 \
+            --json "$R/kf_${c}_k${k}_$round.json"
+        done
+        # The 2-D channel, which runs no face pass by default: with the pass, the wrap and the values kept.
+        run "kf_ch2_m1w1k${k}_$round" 45 env HOPSIM_LBM_OPEN_MOMENTS=1 HOPSIM_LBM_OPEN_WRAP=1 HOPSIM_LBM_KEEP_FACES=$k \
+          $B bench/lbm_channel2d_cylinder_single.yaml --kernels portable --repeats 5 \
+          --json "$R/kf_ch2_m1w1k${k}_$round.json"
+      done
+    done
+    run kf_ch2_planned 45 $B bench/lbm_channel2d_cylinder_single.yaml --kernels portable --repeats 5 \
+      --json "$R/kf_ch2_planned.json"
+    references kf
+    for k in 1 0; do
+      run "ncu_kf_channel3d_k$k" 60 env HOPSIM_LBM_KEEP_FACES=$k $NCU_STEP -k "regex:Step|Ghosts|Moments" -c 8 \
+        $B bench/lbm_channel3d_cylinder_single.yaml --kernels portable --steps 8 --repeats 1
+    done
+  else
+    run kf_gpu_lbm_tests 240 $T "[gpu][lbm]"
+    run kf_validate 120 env HOPSIM_LBM_OPEN_MOMENTS=1 HOPSIM_LBM_OPEN_WRAP=1 HOPSIM_LBM_KEEP_FACES=1 build/hopsim \
+      validate --backend cuda lbm.channel2d lbm.cylinder2d_st lbm.cylinder_re20_d40
+    run kf_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[sanitize]"
+    run kf_racecheck 90 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[sanitize]"
+  fi ;;
+probe)
+  # Where the FP16 bounded kernels wait (issue 14): the bounded set's FP32 and FP16 rows on this GPU (the cavity, the
+  # 3-D channel, the periodic box), then ncu's warp-state and source sections of one step of the FP16 cavity (one
+  # cell per thread) and of the FP16 periodic box (two cells per thread).
+  for c in c3h ch3 ch3h; do
+    boundedCase $c
+    run "probe_$c" 45 $B "${args[@]}" --kernels portable --repeats 5 --json "$R/probe_$c.json"
+  done
+  references probe
+  run probe_periodic_half 45 $B bench/lbm_d3q19_256_half.yaml --kernels portable --repeats 5 \
+    --json "$R/probe_periodic_half.json"
+  NCU_WAIT="ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats --section SchedulerStats --section InstructionStats --section SourceCounters"
+  run ncu_probe_c3h 90 $NCU_WAIT -k "regex:Step|Pair" -c 1 $B bench/lbm_cavity3d_256_single.yaml \
+    --set precision=half --kernels portable --steps 4 --repeats 1
+  run ncu_probe_periodic_half 90 $NCU_WAIT -k "regex:Step|Pair" -c 1 $B bench/lbm_d3q19_256_half.yaml \
+    --kernels portable --steps 4 --repeats 1 ;;
 lbmall)
   # Everything the two CUDA LBM backends share: all [gpu][lbm] tests, the decomposed GPU tests on 2 ranks.
   run lbm_gpu_tests 200 $T "[gpu][lbm]"

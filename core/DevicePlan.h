@@ -49,9 +49,14 @@ struct KernelPlan {
   // With openMoments, the portable bulk update one cell per thread and an inlet and an outlet on the two faces of
   // one axis: the face pass also writes each face's ghost values into the slots of the opposite face's cells that a
   // face cell's link pulls through the wrap, so that the inlet and outlet cells are bulk or wall cells of the bulk
-  // kernel's pass (openWrapFaces(), kernels/lbm/cuda/CellUpdate.cuh; the backend checks the geometry). Off unless
-  // asked: not measured yet (LbmKernelPlanner.cpp, openWrapMeasuredFaster).
+  // kernel's pass (openWrapFaces(), kernels/lbm/cuda/CellUpdate.cuh; the backend checks the geometry). On where it
+  // measured faster (LbmKernelPlanner.cpp, openWrapMeasuredFaster: 3-D lattices).
   bool openWrap = false;
+  // With openWrap and wallsInBulk: the bulk kernel's face cells store the face pass's values of the state it writes
+  // (keepFaceCell(), kernels/lbm/cuda/CellUpdate.cuh), so that a step after a step without forces runs no face pass;
+  // the pass then runs only for the first step, after a load and after a step with forces or a sample. Off unless
+  // asked until measured (LbmKernelPlanner.cpp, keepFacesMeasuredFaster).
+  bool keepFaces = false;
   // One rank: the small kernels of a step (face moments, boundary cells, curved cells) on a second stream of the
   // highest priority, beside the bulk update instead of after it (they write other cells, and their latency-bound
   // chains then hide under the bulk kernel's time); off: all on one stream, one after the other.
@@ -90,6 +95,7 @@ struct DeviceOverrides {
   int openMoments = -1;                  // HOPSIM_LBM_OPEN_MOMENTS=0|1
   int openInBulk = -1;                   // HOPSIM_LBM_OPEN_IN_BULK=0|1
   int openWrap = -1;                     // HOPSIM_LBM_OPEN_WRAP=0|1
+  int keepFaces = -1;                    // HOPSIM_LBM_KEEP_FACES=0|1
   int sideStream = -1;                   // HOPSIM_LBM_SIDE_STREAM=0|1
   int sideBlocks = -1;                   // HOPSIM_LBM_SIDE_BLOCKS=N (0: one thread per cell; -1: not set)
   int graphPriority = -1;                // HOPSIM_LBM_GRAPH_PRIORITY=0|1

@@ -61,6 +61,7 @@ DeviceOverrides readDeviceOverrides() {
   o.openMoments = choiceFrom("HOPSIM_LBM_OPEN_MOMENTS", {"0", "1"}, -1);
   o.openInBulk = choiceFrom("HOPSIM_LBM_OPEN_IN_BULK", {"0", "1"}, -1);
   o.openWrap = choiceFrom("HOPSIM_LBM_OPEN_WRAP", {"0", "1"}, -1);
+  o.keepFaces = choiceFrom("HOPSIM_LBM_KEEP_FACES", {"0", "1"}, -1);
   o.sideStream = choiceFrom("HOPSIM_LBM_SIDE_STREAM", {"0", "1"}, -1);
   if (environment("HOPSIM_LBM_SIDE_BLOCKS")) o.sideBlocks = integerFrom("HOPSIM_LBM_SIDE_BLOCKS", 0, 1 << 20);
   o.graphPriority = choiceFrom("HOPSIM_LBM_GRAPH_PRIORITY", {"0", "1"}, -1);
@@ -133,6 +134,7 @@ nlohmann::json toJson(const lbm::KernelPlan& k) {
           {"open_moments", k.openMoments},
           {"open_in_bulk", k.openInBulk},
           {"open_wrap", k.openWrap},
+          {"keep_faces", k.keepFaces},
           {"side_stream", k.sideStream},
           {"side_blocks", k.sideBlocks},
           {"graph_priority", k.graphPriority},

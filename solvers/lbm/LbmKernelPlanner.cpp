@@ -118,14 +118,14 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   }
   if (asked == DeviceOverrides::kStepsOff || !refusal.empty()) {
     k.bulk = BulkUpdate::HopperCluster;
-    k.wallsInBulk = k.openInBulk = k.openWrap = false;  // the cluster kernel's tiles hold bulk cells only
+    k.wallsInBulk = k.openInBulk = k.openWrap = k.keepFaces = false;  // the cluster kernel's tiles: bulk cells only
     if (s.domain.hasGhosts() && asked != DeviceOverrides::kStepsOff)
       k.note += "; temporal kernel not used: " + refusal;
     return;
   }
   k.bulk = BulkUpdate::HopperTemporal;
   k.wallsInBulk = bounded(s);  // the kernel's wall variant takes them, in every step without obstacle forces
-  k.openInBulk = k.openWrap = false;
+  k.openInBulk = k.openWrap = k.keepFaces = false;
   k.stepsPerLaunch = steps;
   const int cluster = o.temporalCluster;
   const bool clusters = dimensionsOf(s.lattice) == 3 && k.stepsPerLaunch == 2 && !k.wallsInBulk;
@@ -186,6 +186,12 @@ bool openInBulkMeasuredFaster(const LbmSetup&) { return false; }
 // wrap the 2-D channel ran 50,730 against 52,118 without either.
 bool openWrapMeasuredFaster(const LbmSetup& s) { return dimensionsOf(s.lattice) == 3; }
 
+// Whether the face cells of the bulk kernel keeping the next step's face values (KernelPlan::keepFaces: no face pass
+// in a step after a step without forces) measured faster than the face pass in every step: not measured yet.
+// Prediction (docs/performance.md, "The face values kept by the bulk kernel"): the 3-D channel's face pass, 22-26 us
+// of a 374 us step on the H200, gone for a few instructions of the bulk kernel's face lanes.
+bool keepFacesMeasuredFaster(const LbmSetup&) { return false; }
+
 // Threads per block of the portable kernels where nothing asks for a number: 128 where that measured faster than 256
 // on the H200 (2026-12-04, docs/performance.md, "Blocks of 128 threads"; `hopsim bench --kernels portable`, two
 // rounds): every D2Q9 case (periodic 4096^2 +2.1%, cavity +2.5%, channel with a cylinder +2.6%), 3-D boxes with
@@ -224,6 +230,8 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   // Not with two cells per thread: the wrapped face cells are bulk cells of the one-cell kernel.
   const bool wrapAsked = o.openWrap == 1 || (o.openWrap < 0 && openWrapMeasuredFaster(s));
   k.openWrap = wrapAsked && k.openMoments && !k.openInBulk && !(k.halfPairs && s.precision == Precision::Half);
+  const bool keepAsked = o.keepFaces == 1 || (o.keepFaces < 0 && keepFacesMeasuredFaster(s));
+  k.keepFaces = keepAsked && k.openWrap && k.wallsInBulk;
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
   k.sideBlocks = k.sideStream && o.sideBlocks > 0 ? o.sideBlocks : 0;
   k.graphPriority = o.graphPriority != 0;

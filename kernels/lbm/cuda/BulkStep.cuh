@@ -67,6 +67,18 @@ class BulkStep {
     throw std::logic_error("this bulk update does not update wall cells");
   }
 
+  // Whether enqueueKeepingFaces() can run: enqueueWithWalls() whose wrapped inlet and outlet cells also store the
+  // face values of the state they write (keepFaceCell()), so that the next step needs no face pass.
+  virtual bool keepsFaces() const { return false; }
+
+  // enqueueWithWalls(), the cells on the two planes of `keep.keptAxis` storing their face values into `keep` (the
+  // buffers of the state this step writes); only where keepsFaces().
+  virtual void enqueueKeepingFaces(cudaStream_t /*stream*/, int /*parity*/, const std::uint8_t* /*cls*/,
+                                   const std::uint8_t* /*flags*/,
+                                   const OpenFaceMoments<typename PopulationStorage<S>::Arith>& /*keep*/) const {
+    throw std::logic_error("this bulk update does not keep the face cells' values");
+  }
+
   // Whether enqueueWithFaces() can update the boundary cells (inlet and outlet ghost links) with the wall cells.
   virtual bool takesOpenFaces() const { return false; }
 

@@ -171,6 +171,9 @@ struct OpenFaceMoments {
   T* ghosts = nullptr;  // Q per slot, population i of slot s at i * slots + s (entering populations only), or null
   long long first[6] = {-1, -1, -1, -1, -1, -1};  // first slot of each inlet or outlet face's plane, else -1
   long long slots = 0;
+  // Set on the values a bulk update keeps for the next step (keepFaceCell()): the axis of the two wrapped faces
+  // (openWrapFaces()) whose cells store them as they update; -1 elsewhere.
+  int keptAxis = -1;
 
   // The plane's axes of `face` (the two other than its normal), lower first.
   HOPSIM_HD static void planeAxes(int face, int& t1, int& t2) {
@@ -213,7 +216,7 @@ HOPSIM_HD T ghostFromFacePass(const DomainParams<T>& p, const std::uint8_t* flag
   if (open.ghosts) {
     // Axes picked by compares, not an array indexed by the normal (docs/performance.md, "Ghost values from the face
     // pass": such an array gave every face cell of the bulk kernel's pass the same slot on the H200).
-    const int normal = face >> 1, plane = (face & 1) ? p.n[normal] - 1 : 0;
+    const int normal = face >> 1, plane = p.facePlane(face);
     const int x0 = normal == 0 ? plane : g[0], y0 = normal == 1 ? plane : g[1], z0 = normal == 2 ? plane : g[2];
     if (x0 >= 0 && x0 < p.n[0] && y0 >= 0 && y0 < p.n[1] && z0 >= 0 && z0 < p.n[2]) {
       const T value = open.ghosts[i * open.slots + open.slot(p, face, x0, y0, z0)];
@@ -229,6 +232,68 @@ template <class L, class T>
 struct CellPopulations {
   T f[L::Q];
 };
+
+// What the face pass stores for the fluid cell at pos on the plane of `face` (slot `slot` of m), from its
+// post-collision populations f as the step reads them: its moments, postCollisionMoments() as ghostPopulation()
+// computes them, and, where `m.ghosts`, the entering populations of the ghost node outside it.
+template <class L, class T>
+HOPSIM_HD void storeFaceValues(const DomainParams<T>& p, const OpenFaceMoments<T>& m, int face, long long slot,
+                               const int pos[3], const T* f) {
+  T rho, u[3];
+  postCollisionMoments<L>(f, p.collision.force, rho, u);
+  T* out = m.values + 4 * slot;
+  out[0] = rho;
+  out[1] = u[0];
+  out[2] = u[1];
+  out[3] = u[2];
+  if (!m.ghosts) return;
+  // The ghost node outside this cell: ghostFromInner() with this cell as its inner neighbour, as gather() has it for
+  // a link that crosses this face alone. (Axes picked by compares: a lattice table or a small array indexed by a
+  // value the compiler does not know is copied to local memory.)
+  const int normal = face >> 1, inward = (face & 1) ? -1 : 1;
+  const int g[3] = {pos[0] - (normal == 0 ? inward : 0), pos[1] - (normal == 1 ? inward : 0),
+                    pos[2] - (normal == 2 ? inward : 0)};
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; ++i) {
+    const int along = normal == 0 ? L::c(i, 0) : (normal == 1 ? L::c(i, 1) : L::c(i, 2));
+    if (along == inward) m.ghosts[i * m.slots + slot] = ghostFromInner<L>(p, face, i, g, f[i], rho, u);
+  }
+}
+
+// Whether the bulk update keeps the face values of the cell at pos for the next step (m.keptAxis, keepFaceCell()):
+// it lies on the plane of one of the two wrapped faces. (Compares, not p.n indexed by the axis: see above.)
+template <class T>
+HOPSIM_HD bool onKeptPlane(const DomainParams<T>& p, const OpenFaceMoments<T>& m, const int pos[3]) {
+  const int a = m.keptAxis;
+  if (a < 0) return false;
+  const int at = a == 0 ? pos[0] : (a == 1 ? pos[1] : pos[2]);
+  const int last = (a == 0 ? p.n[0] : (a == 1 ? p.n[1] : p.n[2])) - 1;
+  return at == 0 || at == last;
+}
+
+// The face pass's values of a cell on a plane of m.keptAxis, stored by the bulk update that has just computed its
+// post-collision populations `post` (KernelPlan::keepFaces), into the buffers of the state it writes: the next step
+// then needs no face pass of its own. Each value is first rounded to the storage type S and back, as the face pass
+// would read it, so that what is stored is bitwise the face pass's (storeFaceValues()). The cell's position comes
+// from its index (the bulk update keeps no coordinates alive across its collision). Not inlined: only the face
+// cells' lanes pay for it.
+template <class L, class S, class T, class Index>
+HOPSIM_HD_NOINLINE void keepFaceCell(const DomainParams<T>& p, const OpenFaceMoments<T>& m, Index self,
+                                     CellPopulations<L, T> post) {
+  const long long cell = static_cast<long long>(self), nx = p.n[0], nxy = nx * p.n[1];
+  const int pos[3] = {static_cast<int>(cell % nx), static_cast<int>(cell % nxy / nx), static_cast<int>(cell / nxy)};
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) {
+    S stored;
+    PopulationStorage<S>::write(&stored, post.f[i]);
+    post.f[i] = PopulationStorage<S>::read(&stored);
+  }
+  const int a = m.keptAxis;
+  const int at = a == 0 ? pos[0] : (a == 1 ? pos[1] : pos[2]);
+  const int last = (a == 0 ? p.n[0] : (a == 1 ? p.n[1] : p.n[2])) - 1;
+  if (at == 0) storeFaceValues<L>(p, m, 2 * a, m.slot(p, 2 * a, pos), pos, post.f);
+  if (at == last) storeFaceValues<L>(p, m, 2 * a + 1, m.slot(p, 2 * a + 1, pos), pos, post.f);
+}
 
 // The links of a boundary cell (class kCellBoundary) in updateCellWithWalls(), given its populations pulled as a bulk
 // cell's (`pulled`): gather()'s rules link by link (bounce-back off solid neighbours and walls, a stationary wall
@@ -279,14 +344,17 @@ HOPSIM_UNROLL
 // may fuse the collision's multiplies and adds differently in the two kernels: round-off) and of updateBulkCell()
 // for a bulk one. Faces: boundary cells too (class kCellBoundary, links to inlet or outlet ghost nodes), whose ghost
 // links read what this step's face pass stored in `open` (boundaryCellLinks): updateBoundaryCell()'s arithmetic with
-// the face cells' moments.
+// the face cells' moments. Where `keep` names an axis (keepFaceCell()), a cell on its two planes also stores the
+// face values the next step's ghost links read.
 template <class L, int Terms, bool Faces = false, class Sink = NoSink, class S, class T, class Index>
 HOPSIM_HD void updateCellWithWalls(const DomainParams<T>& p, const std::uint8_t* flags,
                                    const TwoLatticeStep<L, S, Index>& acc, const CellCursor<Index>& c, std::uint8_t k,
-                                   const OpenFaceMoments<T>& open = {}, const Sink& sink = {}) {
+                                   const OpenFaceMoments<T>& open = {}, const Sink& sink = {},
+                                   const OpenFaceMoments<T>& keep = {}) {
   T f[L::Q];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = acc.pull(i, c);
+  const bool kept = onKeptPlane(p, keep, c.pos);
   if (Faces && k == kCellBoundary) {
     CellPopulations<L, T> pulled;
 HOPSIM_UNROLL
@@ -309,6 +377,12 @@ HOPSIM_UNROLL
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);
   sink(rho, u);
+  if (kept) {
+    CellPopulations<L, T> post;
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) post.f[i] = f[i];
+    keepFaceCell<L, S>(p, keep, d.self, post);
+  }
 }
 
 // Calls launch.template operator()<Terms>() with Terms = collisionTerms(p.collision): the bulk update's
@@ -323,8 +397,7 @@ template <class T>
 OpenFaceMoments<T> openFaceLayout(const DomainParams<T>& p) {
   OpenFaceMoments<T> m;
   for (int face = 0; face < 6; ++face) {
-    const int type = p.face[face].type;
-    if (p.periodic[face >> 1] || (type != kFaceVelocityInlet && type != kFacePressureOutlet)) continue;
+    if (!p.isOpen(face)) continue;
     int t1, t2;
     OpenFaceMoments<T>::planeAxes(face, t1, t2);
     m.first[face] = m.slots;
@@ -345,45 +418,25 @@ HOPSIM_HD int openSlotCell(const DomainParams<T>& p, const OpenFaceMoments<T>& m
   }
   const long long r = slot - m.first[face];
   const int normal = face >> 1;
-  x[normal] = (face & 1) ? p.n[normal] - 1 : 0;
+  x[normal] = p.facePlane(face);
   x[t1] = static_cast<int>(r % p.n[t1]);
   x[t2] = static_cast<int>(r / p.n[t1]);
   return face;
 }
 
-// Stores the moments of the cell of `slot` (a fluid cell; other slots are left alone, no ghost node reads them)
-// from the post-collision populations a step reads: postCollisionMoments(), as ghostPopulation() computes them; and,
-// where `m.ghosts`, the entering populations of the ghost node outside it.
+// Stores the face pass's values of the cell of `slot` (storeFaceValues(); a fluid cell: other slots are left alone,
+// no ghost node reads them) from the post-collision populations a step reads.
 template <class L, class S, class T, class Index>
 HOPSIM_HD void storeOpenMoments(const DomainParams<T>& p, const std::uint8_t* flags,
                                 const TwoLatticeStep<L, S, Index>& acc, const OpenFaceMoments<T>& m, long long slot) {
   int x[3];
   const int face = openSlotCell(p, m, slot, x);
-  const int normal = face >> 1;
   const auto c = CellCursor<Index>::make(p, x[0], x[1], x[2]);
   if (flags[c.self] != kFluid) return;
   T f[L::Q];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = acc.post(i, c.self, c);
-  T rho, u[3];
-  postCollisionMoments<L>(f, p.collision.force, rho, u);
-  T* out = m.values + 4 * slot;
-  out[0] = rho;
-  out[1] = u[0];
-  out[2] = u[1];
-  out[3] = u[2];
-  if (!m.ghosts) return;
-  // The ghost node outside this cell: ghostFromInner() with this cell as its inner neighbour, as gather() has it for
-  // a link that crosses this face alone. (Axes picked by compares: a lattice table or a small array indexed by a
-  // value the compiler does not know is copied to local memory.)
-  const int inward = (face & 1) ? -1 : 1;
-  const int g[3] = {c.pos[0] - (normal == 0 ? inward : 0), c.pos[1] - (normal == 1 ? inward : 0),
-                    c.pos[2] - (normal == 2 ? inward : 0)};
-HOPSIM_UNROLL
-  for (int i = 1; i < L::Q; ++i) {
-    const int along = normal == 0 ? L::c(i, 0) : (normal == 1 ? L::c(i, 1) : L::c(i, 2));
-    if (along == inward) m.ghosts[i * m.slots + slot] = ghostFromInner<L>(p, face, i, g, f[i], rho, u);
-  }
+  storeFaceValues<L>(p, m, face, slot, c.pos, f);
 }
 
 // The inlet and outlet faces whose ghost values the face pass can hand to the bulk kernel through the opposite
@@ -436,7 +489,7 @@ HOPSIM_HD void wrapOpenGhosts(const DomainParams<T>& p, const OpenFaceMoments<T>
   const int face = openSlotCell(p, m, slot, x);
   const int normal = face >> 1, inward = (face & 1) ? -1 : 1;
   // The opposite cell by compares, not an array element set by index (see ghostFromFacePass()).
-  const int across = (face & 1) ? 0 : p.n[normal] - 1;
+  const int across = p.facePlane(face ^ 1);
   const Index target = static_cast<Index>(
       p.index(normal == 0 ? across : x[0], normal == 1 ? across : x[1], normal == 2 ? across : x[2]));
 HOPSIM_UNROLL

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -97,18 +98,26 @@ class CudaLbm final : public LbmBackend {
                                std::to_string(bulk_->stepsPerLaunch()) + " steps per launch (the solver's job)");
     if (deepHalo_ && !haloAll_) throw std::logic_error("deep ghost layers carry every population (the solver's job)");
     wallsInBulk_ = plan_.wallsInBulk && bulk_->takesWalls() && !p_.hasGhosts();
+    // The face values of each state (faceValues_[parity]): one set of buffers that each step's face pass fills, or
+    // two where the bulk update keeps them (KernelPlan::keepFaces: wrapped faces, the wall cells in its pass), its
+    // face cells storing those of the state it writes while the step's other kernels read those of the state it
+    // reads.
+    keepFaces_ = plan_.keepFaces && wrapped_ && wallsInBulk_ && bulk_->keepsFaces();
     if (plan_.openMoments && !inPlace_ && !p_.hasGhosts()) {
-      openMoments_ = openFaceLayout(p_);
-      if (openMoments_.slots) {
-        openValues_ = DeviceBuffer<T>(4 * static_cast<std::size_t>(openMoments_.slots));
-        openMoments_.values = openValues_.get();
-        openGhosts_ = DeviceBuffer<T>(L::Q * static_cast<std::size_t>(openMoments_.slots));
-        openGhosts_.zero(stream_.get());  // slots of solid face cells are never written (their links fall back)
-        openMoments_.ghosts = openGhosts_.get();
+      const OpenFaceMoments<T> layout = openFaceLayout(p_);
+      for (int q = 0; q < (keepFaces_ ? 2 : 1) && layout.slots; ++q) {
+        faceValues_[q] = layout;
+        openValues_[q] = DeviceBuffer<T>(4 * static_cast<std::size_t>(layout.slots));
+        faceValues_[q].values = openValues_[q].get();
+        openGhosts_[q] = DeviceBuffer<T>(L::Q * static_cast<std::size_t>(layout.slots));
+        openGhosts_[q].zero(stream_.get());  // slots of solid face cells are never written (their links fall back)
+        faceValues_[q].ghosts = openGhosts_[q].get();
+        if (keepFaces_) faceValues_[q].keptAxis = std::countr_zero(wrapped_) / 2;
       }
+      if (!keepFaces_) faceValues_[1] = faceValues_[0];
     }
-    openInBulk_ = plan_.openInBulk && wallsInBulk_ && openMoments_.slots && bulk_->takesOpenFaces();
-    if (wrapped_ && !openMoments_.ghosts)
+    openInBulk_ = plan_.openInBulk && wallsInBulk_ && faceValues_[0].slots && bulk_->takesOpenFaces();
+    if (wrapped_ && !faceValues_[0].ghosts)
       throw std::logic_error("wrapped inlet and outlet faces without the face pass's ghost values");
     if (plan_.graphSteps < 2 || plan_.graphSteps % (2 * bulk_->stepsPerLaunch()))
       throw std::logic_error("graphs of " + std::to_string(plan_.graphSteps) + " steps: the planner makes them an "
@@ -136,10 +145,13 @@ class CudaLbm final : public LbmBackend {
                                           (openInBulk_ ? ", inlet and outlet cells included" : "") +
                                           " except in steps with obstacle forces)"
                                     : "") +
-                      (openMoments_.slots ? ", inlet/outlet face moments in a pass of their own" : "") +
+                      (faceValues_[0].slots ? ", inlet/outlet face moments in a pass of their own" : "") +
                       (wrapped_ ? " that also writes their ghost values where the opposite face's cells are pulled "
                                   "(the inlet and outlet cells are bulk or wall cells)"
                                 : "") +
+                      (keepFaces_ ? ", run only where no step before has kept them (the bulk kernel's face cells "
+                                    "store them for the next step)"
+                                  : "") +
                       (curved_.count ? ", " + std::to_string(curved_.count) +
                                            " cells with interpolated bounce-back in a pass of their own"
                                      : "") +
@@ -355,6 +367,7 @@ class CudaLbm final : public LbmBackend {
                                   std::to_string(sizeof parity + bytes) + " (parity and populations)");
     joinStreams();
     parity_ = static_cast<int>(parity);
+    keptParity_ = -1;  // the face values kept by the last step are not this state's
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(f_[inPlace_ ? 0 : parity_].get(), in.data() + sizeof parity, bytes,
                                       cudaMemcpyHostToDevice, stream_.get()));
     stream_.synchronize();
@@ -817,19 +830,23 @@ class CudaLbm final : public LbmBackend {
   // moments they read are computed first, on the step's stream, and only the curved cells are left; so are they,
   // with the copy of their ghost values, where the faces are wrapped (wrapped_: the face cells are bulk and wall
   // cells, and the side stream's kernels start after the copy). (Otherwise the moments pass heads the side stream's
-  // chain: before the fork it measured 1-2% slower, docs/performance.md.)
+  // chain: before the fork it measured 1-2% slower, docs/performance.md.) Where the bulk kernel keeps the face values
+  // (keepFaces_), a step without forces leaves those of the state it writes, and the next step has no face pass.
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
     const bool faces = openInBulk_ && !forces;
+    const bool keep = keepFaces_ && walls;
     const StepPart small = smallPart(walls, faces);
     const bool side = plan_.sideStream && (small.count || small.curved.count);
     // With wrapped faces the bulk kernel reads what the face pass wrote, in every step.
     const bool momentsFirst = faces || wrapped_;
     if (momentsFirst) launchOpenMoments(st, parity);
     const auto bulk = [&] {
-      if (faces) bulk_->enqueueWithFaces(st, parity, cls_.get(), flags_.get(), openMoments_);
+      if (faces) bulk_->enqueueWithFaces(st, parity, cls_.get(), flags_.get(), faceValues_[parity]);
+      else if (keep) bulk_->enqueueKeepingFaces(st, parity, cls_.get(), flags_.get(), faceValues_[parity ^ 1]);
       else if (walls) bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
       else bulk_->enqueue(st, parity, cls_.get(), 1);
+      keptParity_ = keep ? parity ^ 1 : -1;
     };
     if (!side) {
       bulk();
@@ -859,6 +876,7 @@ class CudaLbm final : public LbmBackend {
     if (wrapped_) launchOpenMoments(st, parity);
     launchPart(st, parity, forces, smallPart(walls, false), wrapped_);
     bulk_->enqueueSampled(st, parity, cls_.get(), walls ? flags_.get() : nullptr, ownedFlags(), partials);
+    keptParity_ = -1;
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
@@ -881,24 +899,33 @@ class CudaLbm final : public LbmBackend {
     return static_cast<unsigned>(capped ? std::min<long long>(perCell, plan_.sideBlocks) : perCell);
   }
 
-  // The face pass of a step (once, before any cell reads what it stores), and with wrapped faces the copy of its
-  // ghost values into the populations the step reads, after every slot's moments are taken from them.
+  // The face pass of a step (once, before any cell reads what it stores; not where the step before kept the face
+  // values of this state), and with wrapped faces the copy of its ghost values into the populations the step reads,
+  // after every slot's moments are taken from them.
   void launchOpenMoments(cudaStream_t st, int parity) const {
-    if (!openMoments_.slots) return;
-    const unsigned blocks = listBlocks(st, openMoments_.slots);
-    target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
-      openMomentsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, flags_.get(), access, openMoments_);
-      HOPSIM_CUDA_CHECK_LAUNCH("openMomentsKernel");
-    });
+    const OpenFaceMoments<T>& values = faceValues_[parity];
+    if (!values.slots) return;
+    if (keptParity_ != parity) launchFacePass(st, parity);
     if (!wrapped_) return;
-    wrapGhostsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, openMoments_, f_[parity].get(),
+    const unsigned blocks = listBlocks(st, values.slots);
+    wrapGhostsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, values, f_[parity].get(),
                                                                        static_cast<unsigned long long>(p_.cells));
     HOPSIM_CUDA_CHECK_LAUNCH("wrapGhostsKernel");
   }
 
+  // The face values of the state `parity` (storeOpenMoments()) into faceValues_[parity].
+  void launchFacePass(cudaStream_t st, int parity) const {
+    const OpenFaceMoments<T>& values = faceValues_[parity];
+    target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
+      openMomentsKernel<L, S><<<listBlocks(st, values.slots), kBoundaryBlockThreads, 0, st>>>(p_, flags_.get(), access,
+                                                                                             values);
+      HOPSIM_CUDA_CHECK_LAUNCH("openMomentsKernel");
+    });
+  }
+
   void launchBoundary(cudaStream_t st, int parity, double* forces, const StepPart& part) const {
     if (!part.count) return;
-    const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces, openMoments_};
+    const BoundaryArgs<T> args{p_, flags_.get(), part.list, part.count, forces, faceValues_[parity]};
     const unsigned blocks = listBlocks(st, part.count);
     target_.template withAccess<unsigned long long>(parity, [&](const auto access) {
       boundaryStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
@@ -908,7 +935,7 @@ class CudaLbm final : public LbmBackend {
 
   void launchCurved(cudaStream_t st, int parity, double* forces, const CurvedPart& curved) const {
     if (!curved.count) return;
-    const BoundaryArgs<T> args{p_, flags_.get(), curved.list, curved.count, forces, openMoments_, curved.q};
+    const BoundaryArgs<T> args{p_, flags_.get(), curved.list, curved.count, forces, faceValues_[parity], curved.q};
     const unsigned blocks = listBlocks(st, curved.count);
     target_.template withTwoLatticeAccess<unsigned long long>(parity, [&](const auto access) {
       curvedStepKernel<L><<<blocks, kBoundaryBlockThreads, 0, st>>>(args, access);
@@ -925,9 +952,15 @@ class CudaLbm final : public LbmBackend {
 
   // Steps without forces: whole graphs of graphSteps steps (an even number of launches of k steps, so that a graph
   // leaves the current array where it found it), then launches of k steps, then single steps.
+  // Where the bulk kernel keeps the face values, a graph's steps run no face pass: the current state's are computed
+  // first where no step has kept them (the first step, after a load, after a step with forces or a sample).
   void runPlain(long long steps) {
     const int chunk = plan_.graphSteps;
     const int k = bulk_->stepsPerLaunch();
+    if (keepFaces_ && steps >= chunk && keptParity_ != parity_) {
+      launchFacePass(stream_.get(), parity_);
+      keptParity_ = parity_;
+    }
     while (steps >= chunk) {
       CudaGraph& g = graphs_[parity_];
       if (!g) {
@@ -1006,10 +1039,15 @@ class CudaLbm final : public LbmBackend {
   bool wallsInBulk_ = false;  // steps without forces: the bulk update takes the wall cells, open_ the rest
   bool openInBulk_ = false;   // steps without forces: the bulk update takes the open_ cells too
   unsigned wrapped_ = 0;      // the faces whose ghost values the face pass wraps (openWrapFaces(); 0: none)
-  // The inlet and outlet face cells' moments and ghost-node populations, rebuilt each step before the cells that
-  // read them (KernelPlan::openMoments; no slots where the plan does without them).
-  OpenFaceMoments<T> openMoments_;
-  DeviceBuffer<T> openValues_, openGhosts_;
+  // The inlet and outlet face cells' moments and ghost-node populations of the state of each parity, stored by each
+  // step's face pass before the cells that read them, or kept by the step before (KernelPlan::openMoments; no slots
+  // where the plan does without them; one set of buffers for both parities unless keepFaces_).
+  OpenFaceMoments<T> faceValues_[2];
+  DeviceBuffer<T> openValues_[2], openGhosts_[2];
+  bool keepFaces_ = false;  // the bulk kernel's face cells keep the face values of the state it writes
+  // The state whose face values faceValues_ holds as the last step enqueued left them (-1: none). Steps are enqueued
+  // by const members (captured into graphs): it follows what they enqueue.
+  mutable int keptParity_ = -1;
   PinnedBuffer<double> hostResult_;
   // Output fields: device staging arrays of the owned block, the pinned slots they are copied into on copyStream_,
   // the event that the fields kernel is done, and the slot copied last (whose copy the next kernel waits for).

@@ -47,19 +47,24 @@ constexpr int bulkMinBlocks() {
 }
 
 // The hot kernel: every bulk cell of the box and, with two lattices where `wallFlags` is given (the cell flags),
-// the wall cells too (other cells return at once; the boundary kernel does them).
+// the wall cells too (other cells return at once; the boundary kernel does them), the cells of the wrapped inlet
+// and outlet planes then storing the next step's face values where `keep` names their axis (keepFaceCell(); 32-bit
+// indices only: with 64-bit ones the call's code raised the spills of the plain kernel from 16 to 36 bytes).
 // Terms = collisionTerms(p.collision), chosen at launch (see collide()).
 template <class L, class Index, int Terms, class Access, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
     bulkStepKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls, const Access access,
-                   const std::uint8_t* __restrict__ wallFlags) {
+                   const std::uint8_t* __restrict__ wallFlags, const __grid_constant__ OpenFaceMoments<T> keep) {
   int x, y, z;
   if (!cellOfThread(p, 0, x, y, z)) return;
   const auto c = CellCursor<Index>::make(p, x, y, z);
   const std::uint8_t k = cls[c.self];
   if constexpr (IsTwoLattice<Access>::value) {
     if (wallFlags) {
-      if (k == kCellBulk || isWallCell(k)) updateCellWithWalls<L, Terms>(p, wallFlags, access, c, k);
+      if (k == kCellBulk || isWallCell(k)) {
+        if constexpr (sizeof(Index) == 4) updateCellWithWalls<L, Terms>(p, wallFlags, access, c, k, {}, {}, keep);
+        else updateCellWithWalls<L, Terms>(p, wallFlags, access, c, k);
+      }
       return;
     }
   }

@@ -34,6 +34,16 @@ class PortableBulk final : public BulkStep<L, S> {
     else launch<unsigned>(st, parity, cls, flags);
   }
 
+  // Two lattices, one cell per thread, 32-bit indices (bulkStepKernel): the bulk update with walls whose face cells
+  // keep their values.
+  bool keepsFaces() const override { return !t_.inPlace && !pairs_ && !t_.wide; }
+
+  void enqueueKeepingFaces(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* flags,
+                           const OpenFaceMoments<T>& keep) const override {
+    if (!keepsFaces()) throw std::logic_error("this bulk update does not keep the face cells' values");
+    launch<unsigned>(st, parity, cls, flags, keep);
+  }
+
   // Two lattices, one cell per thread, 32-bit indices, FP32 storage on a 3-D lattice: the case measured (the
   // kernel is compiled for it alone, KernelPlan::openInBulk).
   bool takesOpenFaces() const override {
@@ -79,13 +89,15 @@ class PortableBulk final : public BulkStep<L, S> {
   static constexpr bool kOpenFacesCompiled = std::is_same_v<S, float> && L::D == 3;
   static constexpr bool kSamplesCompiled = std::is_same_v<S, float>;
 
-  // wallFlags: the cell flags when the wall cells are updated too, else null.
+  // wallFlags: the cell flags when the wall cells are updated too, else null; `keep`: where the face cells keep
+  // their values (with wallFlags, one cell per thread).
   template <class Index>
-  void launch(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* wallFlags) const {
+  void launch(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* wallFlags,
+              const OpenFaceMoments<T>& keep = {}) const {
     t_.template withAccess<Index>(parity, [&](const auto access) {
       if (launchBulkPairs<L>(st, t_.p, cls, access, t_.block, pairs_, wallFlags)) return;  // FP16, two lattices
       withCollisionTerms(t_.p, [&]<int Terms>() {
-        bulkStepKernel<L, Index, Terms><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, wallFlags);
+        bulkStepKernel<L, Index, Terms><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, wallFlags, keep);
         HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
       });
     });

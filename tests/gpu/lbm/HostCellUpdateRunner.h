@@ -2,14 +2,17 @@
 // in-place AA layout, the bulk/boundary split, the wall cells in the bulk pass (wallsInBulk, two lattices), the
 // inlet and outlet face cells' moments and ghost-node populations computed once per step (openMoments, two
 // lattices; on by default here) and those cells in the bulk pass too (openInBulk, with both of the former; or as
-// bulk and wall cells, their ghost values wrapped into the opposite face: openWrap), the curved cells of
+// bulk and wall cells, their ghost values wrapped into the opposite face: openWrap, and with the wall cells in the
+// bulk pass their face values kept by the step before instead of a face pass: keepFaces), the curved cells of
 // interpolated bounce-back (two lattices) and FP16 storage on machines without a GPU. A slot of the AA array is read
 // and written by one cell only, so a sequential sweep computes what the parallel kernel computes.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -26,7 +29,7 @@ class HostCellUpdateRunner final : public LbmBackend {
 
  public:
   HostCellUpdateRunner(const LbmSetup& s, bool inPlace, bool wallsInBulk = false, bool openMoments = true,
-                       bool openInBulk = false, bool openWrap = false)
+                       bool openInBulk = false, bool openWrap = false, bool keepFaces = false)
       : p_(convertDomain<T>(s.domain)), flags_(s.flags), cls_(s.flags.size()), inPlace_(inPlace),
         wallsInBulk_(wallsInBulk && !inPlace), openInBulk_(openInBulk && wallsInBulk_ && openMoments),
         forces_(3 * std::max(1, s.obstacles), 0.0), obstacles_(s.obstacles) {
@@ -39,8 +42,18 @@ class HostCellUpdateRunner final : public LbmBackend {
       open_.values = openValues_.data();
       openGhosts_.assign(L::Q * static_cast<std::size_t>(open_.slots), T(0));
       open_.ghosts = openGhosts_.data();
-      // As CudaLbm: the ghost values wrapped into the opposite face where the geometry allows it.
+      // As CudaLbm: the ghost values wrapped into the opposite face where the geometry allows it, and a second set
+      // of face values where the bulk pass keeps them.
       if (openWrap && !openInBulk_) wrapped_ = openWrapFaces(p_, flags_.data(), s.curved.cells);
+      keepFaces_ = keepFaces && wrapped_ && wallsInBulk_;
+      kept_ = open_;
+      if (keepFaces_) {
+        keptValues_.assign(openValues_.size(), T(0));
+        kept_.values = keptValues_.data();
+        keptGhosts_.assign(openGhosts_.size(), T(0));
+        kept_.ghosts = keptGhosts_.data();
+        open_.keptAxis = kept_.keptAxis = std::countr_zero(wrapped_) / 2;
+      }
     }
     curvedSlot_.assign(n, -1);
     for (std::size_t k = 0; k < s.curved.cells.size(); ++k) curvedSlot_[s.curved.cells[k]] = static_cast<long long>(k);
@@ -65,13 +78,17 @@ class HostCellUpdateRunner final : public LbmBackend {
       if (forces) std::fill(forces_.begin(), forces_.end(), 0.0);
       double* out = forces ? forces_.data() : nullptr;
       const Index n = static_cast<Index>(flags_.size());
-      // As CudaLbm::launchPart: the face cells' moments from the populations this step reads, before its cells.
-      for (long long k = 0; k < open_.slots; ++k)
-        storeOpenMoments<L>(p_, flags_.data(), TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n},
-                            open_, k);
+      // As CudaLbm::launchPart: the face cells' moments from the populations this step reads, before its cells,
+      // unless the step before kept them (CudaLbm::launchOpenMoments).
+      const OpenFaceMoments<T>& open = faceValues(parity_);
+      const TwoLatticeStep<L, S, Index> reads{f_[parity_].data(), f_[parity_ ^ 1].data(), n};
+      if (keptParity_ != parity_)
+        for (long long k = 0; k < open.slots; ++k) storeOpenMoments<L>(p_, flags_.data(), reads, open, k);
       // As CudaLbm::launchOpenMoments: then the ghost values into the populations the step reads.
       if (wrapped_)
-        for (long long k = 0; k < open_.slots; ++k) wrapOpenGhosts<L>(p_, open_, f_[parity_].data(), n, k);
+        for (long long k = 0; k < open.slots; ++k) wrapOpenGhosts<L>(p_, open, f_[parity_].data(), n, k);
+      // As CudaLbm::enqueueStep: a step without forces keeps the face values of the state it writes.
+      const bool keep = keepFaces_ && !forces;
       forEachCell([&](const CellCursor<Index>& c) {
         const std::uint8_t kind = cls_[c.self];
         // As CudaLbm::enqueueStep: wall cells (and inlet and outlet cells) in the bulk pass except in a step
@@ -80,7 +97,13 @@ class HostCellUpdateRunner final : public LbmBackend {
           if constexpr (IsTwoLattice<std::decay_t<decltype(access)>>::value) {
             if (kind == kCellBoundary && openInBulk_ && !forces) {
               withCollisionTerms(p_, [&]<int Terms>() {
-                updateCellWithWalls<L, Terms, true>(p_, flags_.data(), access, c, kind, open_);
+                updateCellWithWalls<L, Terms, true>(p_, flags_.data(), access, c, kind, open);
+              });
+              return;
+            }
+            if (keep && (kind == kCellBulk || isWallCell(kind))) {
+              withCollisionTerms(p_, [&]<int Terms>() {
+                updateCellWithWalls<L, Terms>(p_, flags_.data(), access, c, kind, {}, {}, faceValues(parity_ ^ 1));
               });
               return;
             }
@@ -92,15 +115,33 @@ class HostCellUpdateRunner final : public LbmBackend {
             }
           }
           if (kind == kCellBulk) withCollisionTerms(p_, [&]<int Terms>() { updateBulkCell<L, Terms>(p_, access, c); });
-          else if (kind == kCellCurved) updateCurved(access, c, out);
-          else if (kind != kCellSkip) updateBoundaryCell<L>(p_, flags_.data(), access, c, out, open_);
+          else if (kind == kCellCurved) updateCurved(access, c, out, open);
+          else if (kind != kCellSkip) updateBoundaryCell<L>(p_, flags_.data(), access, c, out, open);
         };
         if (!inPlace_) update(TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n});
         else if (parity_ == 0) update(InPlaceStep<L, S, Index, 0>{f_[0].data(), n});
         else update(InPlaceStep<L, S, Index, 1>{f_[0].data(), n});
       });
+      keptParity_ = keep ? parity_ ^ 1 : -1;
       parity_ ^= 1;
     }
+  }
+
+  // Whether the face values the last step kept for the current state are bitwise what a face pass over it stores
+  // (false where that step kept none).
+  bool keptValuesAreFacePass() {
+    if (keptParity_ != parity_) return false;
+    OpenFaceMoments<T> pass = open_;
+    std::vector<T> values(openValues_.size(), T(0)), ghosts(openGhosts_.size(), T(0));
+    pass.values = values.data();
+    pass.ghosts = ghosts.data();
+    const Index n = static_cast<Index>(flags_.size());
+    for (long long k = 0; k < pass.slots; ++k)
+      storeOpenMoments<L>(p_, flags_.data(), TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n},
+                          pass, k);
+    const OpenFaceMoments<T>& kept = faceValues(parity_);
+    return std::memcmp(values.data(), kept.values, values.size() * sizeof(T)) == 0 &&
+           std::memcmp(ghosts.data(), kept.ghosts, ghosts.size() * sizeof(T)) == 0;
   }
 
   void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
@@ -151,12 +192,15 @@ class HostCellUpdateRunner final : public LbmBackend {
 
   // The curved-cell kernel's update (two lattices only; the constructor refuses curved cells in place).
   template <class Access>
-  void updateCurved(const Access& access, const CellCursor<Index>& c, double* out) {
+  void updateCurved(const Access& access, const CellCursor<Index>& c, double* out, const OpenFaceMoments<T>& open) {
     if constexpr (IsTwoLattice<Access>::value) {
       const T* q = curvedQ_.data() + L::Q * curvedSlot_[c.self];
-      updateBoundaryCell<L, true>(p_, flags_.data(), access, c, out, open_, q);
+      updateBoundaryCell<L, true>(p_, flags_.data(), access, c, out, open, q);
     }
   }
+
+  // The face values of the state of `parity` (as CudaLbm::faceValues_): a second set where the bulk pass keeps them.
+  const OpenFaceMoments<T>& faceValues(int parity) const { return keepFaces_ && parity == 1 ? kept_ : open_; }
 
   StateView<L, S, Index> state() const {
     S* a = const_cast<S*>(inPlace_ ? f_[0].data() : f_[parity_].data());
@@ -175,6 +219,10 @@ class HostCellUpdateRunner final : public LbmBackend {
   OpenFaceMoments<T> open_;  // no slots: each ghost-node link builds its inner neighbour's moments
   std::vector<T> openValues_, openGhosts_;
   unsigned wrapped_ = 0;  // the faces whose ghost values the face pass wraps (openWrapFaces())
+  bool keepFaces_ = false;  // the bulk pass keeps the face values of the state it writes (state 1's in kept_)
+  OpenFaceMoments<T> kept_;
+  std::vector<T> keptValues_, keptGhosts_;
+  int keptParity_ = -1;  // the state whose face values the last step kept, or -1
   std::vector<long long> curvedSlot_;  // per cell: its index in LbmSetup::curved, or -1
   std::vector<T> curvedQ_;
 };

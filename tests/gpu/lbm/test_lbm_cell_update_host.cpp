@@ -147,7 +147,38 @@ void checkOpenWrap(const LbmSetup& s) {
   }
 }
 
+// The wrapped channel with the face values kept by the bulk pass of the step before (keepFaces: no face pass after a
+// step without forces) and with a face pass in every step: bitwise the same populations, and the kept values bitwise
+// what a face pass over the state stores (FP16 storage included: the kept values are rounded to it first); a step
+// with forces keeps none, and the step after it runs the pass again.
+template <class L, class S>
+void checkKeepFaces(const LbmSetup& s) {
+  HostCellUpdateRunner<L, S> pass(s, false, true, true, false, true), kept(s, false, true, true, false, true, true);
+  REQUIRE(kept.wrappedFaces() == 3u);
+  for (const bool forces : {false, true, false}) {
+    pass.advance(9, forces);
+    kept.advance(9, forces);
+    REQUIRE(std::memcmp(pass.populations().data(), kept.populations().data(), pass.populations().size() * sizeof(S)) ==
+            0);
+    CHECK(kept.keptValuesAreFacePass() == !forces);
+    CHECK_FALSE(pass.keptValuesAreFacePass());
+  }
+}
+
 }  // namespace
+
+TEST_CASE("CUDA inlet and outlet face values kept by the bulk pass for the next step are the face pass's (host run)",
+          "[unit][lbm][cuda-host]") {
+  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const std::string precision : {"double", "single", "half"})
+      for (const bool channel : {true, false}) {
+        const LbmSetup s = setupIn(precision, [&](const std::string& stored) {
+          return channel ? caseYaml(lattice, stored, "trt", Flow::Channel) : openFacesYaml(lattice, stored, false);
+        });
+        INFO(lattice << " " << precision << (channel ? " channel" : " open faces, obstacles off the face planes"));
+        withLatticeAndStorage(s, [&]<class L, class S>() { checkKeepFaces<L, S>(s); });
+      }
+}
 
 TEST_CASE("CUDA inlet and outlet cells as bulk and wall cells, the face pass's ghost values wrapped into the "
           "opposite face, are the boundary kernel's (host run)",

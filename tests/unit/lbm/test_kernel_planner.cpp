@@ -88,6 +88,20 @@ TEST_CASE("LBM kernel plan: wall cells, face moments, inlet/outlet cells, sample
   CHECK(!planFor("D2Q9", "half", Flow::Channel, wrap).openWrap);  // two cells per thread
   wrap.openInBulk = 1;
   CHECK(!planFor("D3Q19", "single", Flow::Channel, wrap).openWrap);
+  // The face values kept by the bulk kernel: not measured yet, so only when asked, and only with the wrap and the
+  // wall cells in the bulk kernel.
+  CHECK(!planFor("D3Q19", "single", Flow::Channel).keepFaces);
+  DeviceOverrides keep;
+  keep.keepFaces = 1;
+  CHECK(planFor("D3Q19", "single", Flow::Channel, keep).keepFaces);
+  CHECK(planFor("D3Q27", "half", Flow::Channel, keep).keepFaces);
+  CHECK(!planFor("D2Q9", "single", Flow::Channel, keep).keepFaces);  // not wrapped by default
+  CHECK(!planFor("D3Q19", "single", Flow::Cavity, keep).keepFaces);  // no open face
+  keep.openWrap = 0;
+  CHECK(!planFor("D3Q19", "single", Flow::Channel, keep).keepFaces);
+  keep.openWrap = 1;
+  keep.wallsInBulk = 0;
+  CHECK(!planFor("D3Q19", "single", Flow::Channel, keep).keepFaces);
   // Sampled steps sum the observables in the bulk kernel unless told not to.
   CHECK(planFor("D3Q19", "single", Flow::Cavity).sampleInStep);
   DeviceOverrides separate;
