@@ -53,9 +53,10 @@ struct KernelPlan {
   // measured faster (LbmKernelPlanner.cpp, openWrapMeasuredFaster: 3-D lattices).
   bool openWrap = false;
   // With openWrap and wallsInBulk: the bulk kernel's face cells store the face pass's values of the state it writes
-  // (keepFaceCell(), kernels/lbm/cuda/CellUpdate.cuh), so that a step after a step without forces runs no face pass;
-  // the pass then runs only for the first step, after a load and after a step with forces or a sample. Off unless
-  // asked until measured (LbmKernelPlanner.cpp, keepFacesMeasuredFaster).
+  // and write their ghost values into it (keepFaceCell(), kernels/lbm/cuda/CellUpdate.cuh), so that a step after a
+  // step without forces runs neither the face pass nor the copy; they then run only for the first step, after a
+  // load, after a step with forces or a sample, and (the copy) after the state was read. Off unless asked until
+  // measured (LbmKernelPlanner.cpp, keepFacesMeasuredFaster).
   bool keepFaces = false;
   // One rank: the small kernels of a step (face moments, boundary cells, curved cells) on a second stream of the
   // highest priority, beside the bulk update instead of after it (they write other cells, and their latency-bound

@@ -186,10 +186,11 @@ bool openInBulkMeasuredFaster(const LbmSetup&) { return false; }
 // wrap the 2-D channel ran 50,730 against 52,118 without either.
 bool openWrapMeasuredFaster(const LbmSetup& s) { return dimensionsOf(s.lattice) == 3; }
 
-// Whether the face cells of the bulk kernel keeping the next step's face values (KernelPlan::keepFaces: no face pass
-// in a step after a step without forces) measured faster than the face pass in every step: not measured yet.
-// Prediction (docs/performance.md, "The face values kept by the bulk kernel"): the 3-D channel's face pass, 22-26 us
-// of a 374 us step on the H200, gone for a few instructions of the bulk kernel's face lanes.
+// Whether the face cells of the bulk kernel keeping the next step's face values and ghost values (KernelPlan::
+// keepFaces: neither the face pass nor the copy in a step after a step without forces) measured faster than both in
+// every step: not measured yet. Prediction (docs/performance.md, "The face values kept by the bulk kernel"): the 3-D
+// channel's face pass and copy, 31-35 us of a 374 us step on the H200, gone for a few hundred instructions of the
+// bulk kernel's face lanes.
 bool keepFacesMeasuredFaster(const LbmSetup&) { return false; }
 
 // Threads per block of the portable kernels where nothing asks for a number: 128 where that measured faster than 256

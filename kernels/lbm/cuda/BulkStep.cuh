@@ -68,11 +68,12 @@ class BulkStep {
   }
 
   // Whether enqueueKeepingFaces() can run: enqueueWithWalls() whose wrapped inlet and outlet cells also store the
-  // face values of the state they write (keepFaceCell()), so that the next step needs no face pass.
+  // face values of the state they write and their ghost values in it (keepFaceCell()), so that the next step needs
+  // neither the face pass nor the copy.
   virtual bool keepsFaces() const { return false; }
 
-  // enqueueWithWalls(), the cells on the two planes of `keep.keptAxis` storing their face values into `keep` (the
-  // buffers of the state this step writes); only where keepsFaces().
+  // enqueueWithWalls(), the cells on the two planes of `keep.keptAxis` storing their face values and displaced
+  // populations into `keep` (the buffers of the state this step writes); only where keepsFaces().
   virtual void enqueueKeepingFaces(cudaStream_t /*stream*/, int /*parity*/, const std::uint8_t* /*cls*/,
                                    const std::uint8_t* /*flags*/,
                                    const OpenFaceMoments<typename PopulationStorage<S>::Arith>& /*keep*/) const {

@@ -174,6 +174,9 @@ struct OpenFaceMoments {
   // Set on the values a bulk update keeps for the next step (keepFaceCell()): the axis of the two wrapped faces
   // (openWrapFaces()) whose cells store them as they update; -1 elsewhere.
   int keptAxis = -1;
+  // With keptAxis, Q per slot (as `ghosts`): the face cells' own populations that the opposite face's ghost values
+  // displace in the state (displacedLink()), for restoreDisplaced().
+  T* displaced = nullptr;
 
   // The plane's axes of `face` (the two other than its normal), lower first.
   HOPSIM_HD static void planeAxes(int face, int& t1, int& t2) {
@@ -233,12 +236,18 @@ struct CellPopulations {
   T f[L::Q];
 };
 
+struct NoGhostSink {
+  template <class T>
+  HOPSIM_HD void operator()(int, T) const {}
+};
+
 // What the face pass stores for the fluid cell at pos on the plane of `face` (slot `slot` of m), from its
 // post-collision populations f as the step reads them: its moments, postCollisionMoments() as ghostPopulation()
-// computes them, and, where `m.ghosts`, the entering populations of the ghost node outside it.
-template <class L, class T>
+// computes them, and, where `m.ghosts`, the entering populations of the ghost node outside it, each also handed to
+// `onGhost(i, value)`.
+template <class L, class T, class OnGhost = NoGhostSink>
 HOPSIM_HD void storeFaceValues(const DomainParams<T>& p, const OpenFaceMoments<T>& m, int face, long long slot,
-                               const int pos[3], const T* f) {
+                               const int pos[3], const T* f, const OnGhost& onGhost = {}) {
   T rho, u[3];
   postCollisionMoments<L>(f, p.collision.force, rho, u);
   T* out = m.values + 4 * slot;
@@ -256,8 +265,26 @@ HOPSIM_HD void storeFaceValues(const DomainParams<T>& p, const OpenFaceMoments<T
 HOPSIM_UNROLL
   for (int i = 1; i < L::Q; ++i) {
     const int along = normal == 0 ? L::c(i, 0) : (normal == 1 ? L::c(i, 1) : L::c(i, 2));
-    if (along == inward) m.ghosts[i * m.slots + slot] = ghostFromInner<L>(p, face, i, g, f[i], rho, u);
+    if (along != inward) continue;
+    const T ghost = ghostFromInner<L>(p, face, i, g, f[i], rho, u);
+    m.ghosts[i * m.slots + slot] = ghost;
+    onGhost(i, ghost);
   }
+}
+
+// Whether population i of the cell at pos on the plane of a wrapped face `face` (openWrapFaces()) gives its slot to
+// the ghost value of the opposite face's cell: it leaves the box through `face`, and the cell that pulls it through
+// the wrap lies in the box (not beyond a wall, where the slot stays the cell's own: its bounce-back reads it).
+// wrapOpenGhosts() and keepFaceCell() write the ghost values there; restoreDisplaced() puts the cell's own back.
+template <class L, class T>
+HOPSIM_HD bool displacedLink(const DomainParams<T>& p, int face, const int pos[3], int i) {
+  // Axes picked by compares, as in storeFaceValues().
+  const int normal = face >> 1, outward = (face & 1) ? 1 : -1;
+  const int along = normal == 0 ? L::c(i, 0) : (normal == 1 ? L::c(i, 1) : L::c(i, 2));
+  if (along != outward) return false;
+  const auto inside = [&](int a, int at) { return a == normal || p.periodic[a] || (at >= 0 && at < p.n[a]); };
+  const int c2 = L::D == 3 ? L::c(i, 2) : 0;
+  return inside(0, pos[0] + L::c(i, 0)) && inside(1, pos[1] + L::c(i, 1)) && inside(2, pos[2] + c2);
 }
 
 // Whether the bulk update keeps the face values of the cell at pos for the next step (m.keptAxis, keepFaceCell()):
@@ -271,28 +298,40 @@ HOPSIM_HD bool onKeptPlane(const DomainParams<T>& p, const OpenFaceMoments<T>& m
   return at == 0 || at == last;
 }
 
-// The face pass's values of a cell on a plane of m.keptAxis, stored by the bulk update that has just computed its
-// post-collision populations `post` (KernelPlan::keepFaces), into the buffers of the state it writes: the next step
-// then needs no face pass of its own. Each value is first rounded to the storage type S and back, as the face pass
-// would read it, so that what is stored is bitwise the face pass's (storeFaceValues()). The cell's position comes
-// from its index (the bulk update keeps no coordinates alive across its collision). Not inlined: only the face
-// cells' lanes pay for it.
+// The stores of a cell on a plane of m.keptAxis by the bulk update that has just computed its post-collision
+// populations `post` (KernelPlan::keepFaces), into the state it writes (`out.dst`) and the face buffers of that state
+// (`m`): its populations, except those the opposite face's ghost values displace (displacedLink()), which go to
+// `m.displaced`; the face pass's values for it (storeFaceValues(), with each population first rounded to the stored
+// type and back, as the face pass would read it: bitwise the face pass's); and its ghost values into the opposite
+// cell's displaced slots, as wrapOpenGhosts() would write them. So the next step needs neither the face pass nor
+// the copy, and the state is the one wrapOpenGhosts() leaves until restoreDisplaced(). Every population's slot is
+// written by one cell: the cell's own, or the opposite cell's ghost. The position comes from the cell's index (the
+// bulk update keeps no coordinates alive across its collision). Not inlined: only the face cells' lanes pay for it.
 template <class L, class S, class T, class Index>
-HOPSIM_HD_NOINLINE void keepFaceCell(const DomainParams<T>& p, const OpenFaceMoments<T>& m, Index self,
-                                     CellPopulations<L, T> post) {
+HOPSIM_HD_NOINLINE void keepFaceCell(const DomainParams<T>& p, const OpenFaceMoments<T>& m,
+                                     const TwoLatticeStep<L, S, Index> out, Index self, CellPopulations<L, T> post) {
+  using Store = PopulationStorage<S>;
   const long long cell = static_cast<long long>(self), nx = p.n[0], nxy = nx * p.n[1];
   const int pos[3] = {static_cast<int>(cell % nx), static_cast<int>(cell % nxy / nx), static_cast<int>(cell / nxy)};
+  const int a = m.keptAxis;
+  const int face = (a == 0 ? pos[0] : (a == 1 ? pos[1] : pos[2])) == 0 ? 2 * a : 2 * a + 1;
+  const long long slot = m.slot(p, face, pos);
+  T* f = post.f;
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) {
     S stored;
-    PopulationStorage<S>::write(&stored, post.f[i]);
-    post.f[i] = PopulationStorage<S>::read(&stored);
+    Store::write(&stored, f[i]);
+    f[i] = Store::read(&stored);
+    if (displacedLink<L>(p, face, pos, i)) m.displaced[i * m.slots + slot] = f[i];
+    else *populationSlot(out.dst, i, out.n, self) = stored;
   }
-  const int a = m.keptAxis;
-  const int at = a == 0 ? pos[0] : (a == 1 ? pos[1] : pos[2]);
-  const int last = (a == 0 ? p.n[0] : (a == 1 ? p.n[1] : p.n[2])) - 1;
-  if (at == 0) storeFaceValues<L>(p, m, 2 * a, m.slot(p, 2 * a, pos), pos, post.f);
-  if (at == last) storeFaceValues<L>(p, m, 2 * a + 1, m.slot(p, 2 * a + 1, pos), pos, post.f);
+  // The opposite cell displaces population i exactly where it pulls this cell's ghost value (wrapOpenGhosts()).
+  const int across[3] = {a == 0 ? p.facePlane(face ^ 1) : pos[0], a == 1 ? p.facePlane(face ^ 1) : pos[1],
+                         a == 2 ? p.facePlane(face ^ 1) : pos[2]};
+  const Index target = static_cast<Index>(p.index(across[0], across[1], across[2]));
+  storeFaceValues<L>(p, m, face, slot, pos, f, [&](int i, T ghost) {
+    if (displacedLink<L>(p, face ^ 1, across, i)) Store::write(populationSlot(out.dst, i, out.n, target), ghost);
+  });
 }
 
 // The links of a boundary cell (class kCellBoundary) in updateCellWithWalls(), given its populations pulled as a bulk
@@ -344,9 +383,10 @@ HOPSIM_UNROLL
 // may fuse the collision's multiplies and adds differently in the two kernels: round-off) and of updateBulkCell()
 // for a bulk one. Faces: boundary cells too (class kCellBoundary, links to inlet or outlet ghost nodes), whose ghost
 // links read what this step's face pass stored in `open` (boundaryCellLinks): updateBoundaryCell()'s arithmetic with
-// the face cells' moments. Where `keep` names an axis (keepFaceCell()), a cell on its two planes also stores the
-// face values the next step's ghost links read.
-template <class L, int Terms, bool Faces = false, class Sink = NoSink, class S, class T, class Index>
+// the face cells' moments. Keep: where `keep` names an axis (keepFaceCell()), a cell on its two planes makes its
+// stores through keepFaceCell() (a template flag, so that the other callers' code is what it was without it).
+template <class L, int Terms, bool Faces = false, class Sink = NoSink, bool Keep = false, class S, class T,
+          class Index>
 HOPSIM_HD void updateCellWithWalls(const DomainParams<T>& p, const std::uint8_t* flags,
                                    const TwoLatticeStep<L, S, Index>& acc, const CellCursor<Index>& c, std::uint8_t k,
                                    const OpenFaceMoments<T>& open = {}, const Sink& sink = {},
@@ -354,7 +394,7 @@ HOPSIM_HD void updateCellWithWalls(const DomainParams<T>& p, const std::uint8_t*
   T f[L::Q];
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = acc.pull(i, c);
-  const bool kept = onKeptPlane(p, keep, c.pos);
+  const bool kept = Keep && onKeptPlane(p, keep, c.pos);
   if (Faces && k == kCellBoundary) {
     CellPopulations<L, T> pulled;
 HOPSIM_UNROLL
@@ -374,15 +414,19 @@ HOPSIM_UNROLL
   collideWith<L, Terms>(f, p.collision, rho, u);
   const auto out = acc.forgotten();
   const CellCursor<Index> d = c.forgotten();
+  if constexpr (Keep) {
+    if (kept) {
+      CellPopulations<L, T> post;
+HOPSIM_UNROLL
+      for (int i = 0; i < L::Q; ++i) post.f[i] = f[i];
+      keepFaceCell<L, S>(p, keep, out, d.self, post);
+      sink(rho, u);
+      return;
+    }
+  }
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) out.putBulk(i, d, f[i]);
   sink(rho, u);
-  if (kept) {
-    CellPopulations<L, T> post;
-HOPSIM_UNROLL
-    for (int i = 0; i < L::Q; ++i) post.f[i] = f[i];
-    keepFaceCell<L, S>(p, keep, d.self, post);
-  }
 }
 
 // Calls launch.template operator()<Terms>() with Terms = collisionTerms(p.collision): the bulk update's
@@ -460,7 +504,7 @@ unsigned openWrapFaces(const DomainParams<T>& p, const std::uint8_t* flags, cons
     if (axis >= 0 || !open(2 * a) || !open(2 * a + 1)) return 0;
     axis = a;
   }
-  if (axis < 0) return 0;
+  if (axis < 0 || p.n[axis] < 2) return 0;  // one cell long: the two planes would be one
   const int t1 = axis == 0 ? 1 : 0, t2 = axis == 2 ? 1 : 2;
   for (const int plane : {0, p.n[axis] - 1})
     for (int b = 0; b < p.n[t2]; ++b)
@@ -480,28 +524,40 @@ unsigned openWrapFaces(const DomainParams<T>& p, const std::uint8_t* flags, cons
 }
 
 // After the face pass of a step (storeOpenMoments(), every slot): the ghost values stored for the cell of `slot`
-// written where its neighbours' wrapped pulls read them, the slots of the opposite face's cell (openWrapFaces()), in
-// the populations the step reads (`src`). Only for cells of the plane that pull them: a population whose puller lies
-// beyond a wall is left alone (it is the opposite cell's own, which its bounce-back reads).
+// written where its neighbours' wrapped pulls read them, the displaced slots of the opposite face's cell
+// (displacedLink()), in the populations the step reads (`src`); where `m.displaced`, what they held is kept there
+// first (restoreDisplaced() puts it back). Each thread writes the slots of one opposite cell, which no other reads.
 template <class L, class S, class T, class Index>
 HOPSIM_HD void wrapOpenGhosts(const DomainParams<T>& p, const OpenFaceMoments<T>& m, S* src, Index n, long long slot) {
   int x[3];
   const int face = openSlotCell(p, m, slot, x);
-  const int normal = face >> 1, inward = (face & 1) ? -1 : 1;
+  const int normal = face >> 1, plane = p.facePlane(face ^ 1);
   // The opposite cell by compares, not an array element set by index (see ghostFromFacePass()).
-  const int across = p.facePlane(face ^ 1);
-  const Index target = static_cast<Index>(
-      p.index(normal == 0 ? across : x[0], normal == 1 ? across : x[1], normal == 2 ? across : x[2]));
+  const int across[3] = {normal == 0 ? plane : x[0], normal == 1 ? plane : x[1], normal == 2 ? plane : x[2]};
+  const Index target = static_cast<Index>(p.index(across[0], across[1], across[2]));
+  const long long targetSlot = m.slot(p, face ^ 1, across);
 HOPSIM_UNROLL
   for (int i = 1; i < L::Q; ++i) {
-    // Axes picked by compares, as in storeOpenMoments().
-    const int along = normal == 0 ? L::c(i, 0) : (normal == 1 ? L::c(i, 1) : L::c(i, 2));
-    if (along != inward) continue;
-    const auto inside = [&](int a, int at) { return a == normal || p.periodic[a] || (at >= 0 && at < p.n[a]); };
-    const int c2 = L::D == 3 ? L::c(i, 2) : 0;
-    if (inside(0, x[0] + L::c(i, 0)) && inside(1, x[1] + L::c(i, 1)) && inside(2, x[2] + c2))
-      PopulationStorage<S>::write(populationSlot(src, i, n, target), m.ghosts[i * m.slots + slot]);
+    if (!displacedLink<L>(p, face ^ 1, across, i)) continue;
+    S* s = populationSlot(src, i, n, target);
+    if (m.displaced) m.displaced[i * m.slots + targetSlot] = PopulationStorage<S>::read(s);
+    PopulationStorage<S>::write(s, m.ghosts[i * m.slots + slot]);
   }
+}
+
+// After a step that kept the face values (keepFaceCell()), before anything reads the state as populations (fields,
+// observables, checkpoints): the displaced populations of the cell of `slot` put back into the state `f` from
+// `m.displaced`, where the opposite face's ghost values took their slots. Bitwise the stores a plain step makes (the
+// kept values are the stored ones decoded, and the FP16 scale is a power of two).
+template <class L, class S, class T, class Index>
+HOPSIM_HD void restoreDisplaced(const DomainParams<T>& p, const OpenFaceMoments<T>& m, S* f, Index n, long long slot) {
+  int x[3];
+  const int face = openSlotCell(p, m, slot, x);
+  const Index self = static_cast<Index>(p.index(x[0], x[1], x[2]));
+HOPSIM_UNROLL
+  for (int i = 1; i < L::Q; ++i)
+    if (displacedLink<L>(p, face, x, i))
+      PopulationStorage<S>::write(populationSlot(f, i, n, self), m.displaced[i * m.slots + slot]);
 }
 
 // The same for a boundary cell, through the shared gather(): bounce-back, moving walls, inlet/outlet ghost nodes

@@ -101,7 +101,7 @@ class CudaLbm final : public LbmBackend {
     // The face values of each state (faceValues_[parity]): one set of buffers that each step's face pass fills, or
     // two where the bulk update keeps them (KernelPlan::keepFaces: wrapped faces, the wall cells in its pass), its
     // face cells storing those of the state it writes while the step's other kernels read those of the state it
-    // reads.
+    // reads, with the populations their ghost values displace in that state.
     keepFaces_ = plan_.keepFaces && wrapped_ && wallsInBulk_ && bulk_->keepsFaces();
     if (plan_.openMoments && !inPlace_ && !p_.hasGhosts()) {
       const OpenFaceMoments<T> layout = openFaceLayout(p_);
@@ -112,7 +112,10 @@ class CudaLbm final : public LbmBackend {
         openGhosts_[q] = DeviceBuffer<T>(L::Q * static_cast<std::size_t>(layout.slots));
         openGhosts_[q].zero(stream_.get());  // slots of solid face cells are never written (their links fall back)
         faceValues_[q].ghosts = openGhosts_[q].get();
-        if (keepFaces_) faceValues_[q].keptAxis = std::countr_zero(wrapped_) / 2;
+        if (!keepFaces_) continue;
+        faceValues_[q].keptAxis = std::countr_zero(wrapped_) / 2;
+        openDisplaced_[q] = DeviceBuffer<T>(L::Q * static_cast<std::size_t>(layout.slots));
+        faceValues_[q].displaced = openDisplaced_[q].get();
       }
       if (!keepFaces_) faceValues_[1] = faceValues_[0];
     }
@@ -149,8 +152,8 @@ class CudaLbm final : public LbmBackend {
                       (wrapped_ ? " that also writes their ghost values where the opposite face's cells are pulled "
                                   "(the inlet and outlet cells are bulk or wall cells)"
                                 : "") +
-                      (keepFaces_ ? ", run only where no step before has kept them (the bulk kernel's face cells "
-                                    "store them for the next step)"
+                      (keepFaces_ ? ", both run only where no step before has left their work (the bulk kernel's "
+                                    "face cells store them for the next step)"
                                   : "") +
                       (curved_.count ? ", " + std::to_string(curved_.count) +
                                            " cells with interpolated bounce-back in a pass of their own"
@@ -350,6 +353,7 @@ class CudaLbm final : public LbmBackend {
   }
   void savePopulations(std::vector<std::byte>& out) override {
     joinStreams();
+    restoreDisplacedPopulations();
     const std::size_t bytes = populationBytes();
     const std::int64_t parity = parity_;
     out.resize(sizeof parity + bytes);
@@ -368,6 +372,7 @@ class CudaLbm final : public LbmBackend {
     joinStreams();
     parity_ = static_cast<int>(parity);
     keptParity_ = -1;  // the face values kept by the last step are not this state's
+    ghostsIn_ = false;
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(f_[inPlace_ ? 0 : parity_].get(), in.data() + sizeof parity, bytes,
                                       cudaMemcpyHostToDevice, stream_.get()));
     stream_.synchronize();
@@ -831,7 +836,8 @@ class CudaLbm final : public LbmBackend {
   // with the copy of their ghost values, where the faces are wrapped (wrapped_: the face cells are bulk and wall
   // cells, and the side stream's kernels start after the copy). (Otherwise the moments pass heads the side stream's
   // chain: before the fork it measured 1-2% slower, docs/performance.md.) Where the bulk kernel keeps the face values
-  // (keepFaces_), a step without forces leaves those of the state it writes, and the next step has no face pass.
+  // (keepFaces_), a step without forces leaves those of the state it writes and its ghost values in it, and the next
+  // step has neither the face pass nor the copy.
   void enqueueStep(cudaStream_t st, int parity, double* forces) const {
     const bool walls = wallsInBulk_ && !forces;
     const bool faces = openInBulk_ && !forces;
@@ -847,6 +853,7 @@ class CudaLbm final : public LbmBackend {
       else if (walls) bulk_->enqueueWithWalls(st, parity, cls_.get(), flags_.get());
       else bulk_->enqueue(st, parity, cls_.get(), 1);
       keptParity_ = keep ? parity ^ 1 : -1;
+      ghostsIn_ = keep;
     };
     if (!side) {
       bulk();
@@ -877,6 +884,7 @@ class CudaLbm final : public LbmBackend {
     launchPart(st, parity, forces, smallPart(walls, false), wrapped_);
     bulk_->enqueueSampled(st, parity, cls_.get(), walls ? flags_.get() : nullptr, ownedFlags(), partials);
     keptParity_ = -1;
+    ghostsIn_ = false;
   }
 
   // The cells of `part` only (the whole box, or the shell or interior of a decomposed box).
@@ -901,16 +909,33 @@ class CudaLbm final : public LbmBackend {
 
   // The face pass of a step (once, before any cell reads what it stores; not where the step before kept the face
   // values of this state), and with wrapped faces the copy of its ghost values into the populations the step reads,
-  // after every slot's moments are taken from them.
+  // after every slot's moments are taken from them (not where the step before left them there).
   void launchOpenMoments(cudaStream_t st, int parity) const {
+    if (!faceValues_[parity].slots) return;
+    const bool kept = keptParity_ == parity;
+    if (!kept) launchFacePass(st, parity);
+    if (wrapped_ && !(kept && ghostsIn_)) launchWrap(st, parity);
+  }
+
+  // The ghost values of the state `parity` into its displaced slots (wrapGhostsKernel; where faceValues_ keep
+  // displaced populations, what the slots held goes there).
+  void launchWrap(cudaStream_t st, int parity) const {
     const OpenFaceMoments<T>& values = faceValues_[parity];
-    if (!values.slots) return;
-    if (keptParity_ != parity) launchFacePass(st, parity);
-    if (!wrapped_) return;
-    const unsigned blocks = listBlocks(st, values.slots);
-    wrapGhostsKernel<L, S><<<blocks, kBoundaryBlockThreads, 0, st>>>(p_, values, f_[parity].get(),
-                                                                       static_cast<unsigned long long>(p_.cells));
+    wrapGhostsKernel<L, S><<<listBlocks(st, values.slots), kBoundaryBlockThreads, 0, st>>>(
+        p_, values, f_[parity].get(), static_cast<unsigned long long>(p_.cells));
     HOPSIM_CUDA_CHECK_LAUNCH("wrapGhostsKernel");
+  }
+
+  // Where the last step left ghost values in the current state's displaced slots (ghostsIn_), its own populations
+  // put back before anything reads them (fields, observables, checkpoints); the next step then copies the ghost
+  // values again (launchOpenMoments()).
+  void restoreDisplacedPopulations() const {
+    if (!ghostsIn_) return;
+    const OpenFaceMoments<T>& values = faceValues_[parity_];
+    restoreDisplacedKernel<L, S><<<listBlocks(stream_.get(), values.slots), kBoundaryBlockThreads, 0, stream_.get()>>>(
+        p_, values, f_[parity_].get(), static_cast<unsigned long long>(p_.cells));
+    HOPSIM_CUDA_CHECK_LAUNCH("restoreDisplacedKernel");
+    ghostsIn_ = false;
   }
 
   // The face values of the state `parity` (storeOpenMoments()) into faceValues_[parity].
@@ -952,14 +977,16 @@ class CudaLbm final : public LbmBackend {
 
   // Steps without forces: whole graphs of graphSteps steps (an even number of launches of k steps, so that a graph
   // leaves the current array where it found it), then launches of k steps, then single steps.
-  // Where the bulk kernel keeps the face values, a graph's steps run no face pass: the current state's are computed
-  // first where no step has kept them (the first step, after a load, after a step with forces or a sample).
+  // Where the bulk kernel keeps the face values, a graph's steps run neither the face pass nor the copy: the current
+  // state's values are computed and copied first where no step has left them (the first step, after a load, after a
+  // step with forces or a sample, after the state was read).
   void runPlain(long long steps) {
     const int chunk = plan_.graphSteps;
     const int k = bulk_->stepsPerLaunch();
-    if (keepFaces_ && steps >= chunk && keptParity_ != parity_) {
-      launchFacePass(stream_.get(), parity_);
+    if (keepFaces_ && steps >= chunk && !(keptParity_ == parity_ && ghostsIn_)) {
+      launchOpenMoments(stream_.get(), parity_);
       keptParity_ = parity_;
+      ghostsIn_ = true;
     }
     while (steps >= chunk) {
       CudaGraph& g = graphs_[parity_];
@@ -985,6 +1012,7 @@ class CudaLbm final : public LbmBackend {
 
   template <class Index>
   void launchFields() {
+    restoreDisplacedPopulations();
     fieldsKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), flags_.get(),
                                                                 fieldRho_.get(), fieldU_.get());
     HOPSIM_CUDA_CHECK_LAUNCH("fieldsKernel");
@@ -993,6 +1021,7 @@ class CudaLbm final : public LbmBackend {
   // The current state's per-block partials into `partials` (observables() passes the first slot).
   template <class Index>
   void launchObservables(double* partials) {
+    restoreDisplacedPopulations();
     observablesKernel<L, Index><<<grid_, block_, 0, stream_.get()>>>(p_, state<Index>(parity_), ownedFlags(),
                                                                      flags_.get(), vorticity(), partials);
     HOPSIM_CUDA_CHECK_LAUNCH("observablesKernel");
@@ -1043,11 +1072,14 @@ class CudaLbm final : public LbmBackend {
   // step's face pass before the cells that read them, or kept by the step before (KernelPlan::openMoments; no slots
   // where the plan does without them; one set of buffers for both parities unless keepFaces_).
   OpenFaceMoments<T> faceValues_[2];
-  DeviceBuffer<T> openValues_[2], openGhosts_[2];
+  DeviceBuffer<T> openValues_[2], openGhosts_[2], openDisplaced_[2];
   bool keepFaces_ = false;  // the bulk kernel's face cells keep the face values of the state it writes
-  // The state whose face values faceValues_ holds as the last step enqueued left them (-1: none). Steps are enqueued
-  // by const members (captured into graphs): it follows what they enqueue.
+  // The state whose face values faceValues_ holds as the last step enqueued left them (-1: none), and whether that
+  // step left its ghost values in the state's displaced slots too, the populations they displace in faceValues_
+  // (then the current state's). Steps are enqueued by const members (captured into graphs): they follow what those
+  // enqueue.
   mutable int keptParity_ = -1;
+  mutable bool ghostsIn_ = false;
   PinnedBuffer<double> hostResult_;
   // Output fields: device staging arrays of the owned block, the pinned slots they are copied into on copyStream_,
   // the event that the fields kernel is done, and the slot copied last (whose copy the next kernel waits for).

@@ -48,8 +48,8 @@ constexpr int bulkMinBlocks() {
 
 // The hot kernel: every bulk cell of the box and, with two lattices where `wallFlags` is given (the cell flags),
 // the wall cells too (other cells return at once; the boundary kernel does them), the cells of the wrapped inlet
-// and outlet planes then storing the next step's face values where `keep` names their axis (keepFaceCell(); 32-bit
-// indices only: with 64-bit ones the call's code raised the spills of the plain kernel from 16 to 36 bytes).
+// and outlet planes then making their stores through keepFaceCell() where `keep` names their axis (32-bit indices
+// only: with 64-bit ones the call's code raised the plain kernel's spills from 16 to 36 bytes in a first form).
 // Terms = collisionTerms(p.collision), chosen at launch (see collide()).
 template <class L, class Index, int Terms, class Access, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
@@ -62,8 +62,10 @@ __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
   if constexpr (IsTwoLattice<Access>::value) {
     if (wallFlags) {
       if (k == kCellBulk || isWallCell(k)) {
-        if constexpr (sizeof(Index) == 4) updateCellWithWalls<L, Terms>(p, wallFlags, access, c, k, {}, {}, keep);
-        else updateCellWithWalls<L, Terms>(p, wallFlags, access, c, k);
+        if constexpr (sizeof(Index) == 4)
+          updateCellWithWalls<L, Terms, false, NoSink, true>(p, wallFlags, access, c, k, {}, {}, keep);
+        else
+          updateCellWithWalls<L, Terms>(p, wallFlags, access, c, k);
       }
       return;
     }
@@ -129,12 +131,22 @@ __global__ void __launch_bounds__(kBoundaryBlockThreads)
   for (long long k = firstListed(); k < open.slots; k += listStride()) storeOpenMoments<L>(p, flags, access, open, k);
 }
 
-// After openMomentsKernel: every slot's ghost values into the opposite face's cells (wrapOpenGhosts()).
+// After openMomentsKernel: every slot's ghost values into the opposite face's cells (wrapOpenGhosts(); where
+// `open.displaced`, what their slots held kept there).
 template <class L, class S, class T>
 __global__ void __launch_bounds__(kBoundaryBlockThreads)
     wrapGhostsKernel(const __grid_constant__ DomainParams<T> p, const __grid_constant__ OpenFaceMoments<T> open, S* src,
                      unsigned long long n) {
   for (long long k = firstListed(); k < open.slots; k += listStride()) wrapOpenGhosts<L>(p, open, src, n, k);
+}
+
+// Before the state is read as populations: the displaced populations of the wrapped faces' cells put back
+// (restoreDisplaced()).
+template <class L, class S, class T>
+__global__ void __launch_bounds__(kBoundaryBlockThreads)
+    restoreDisplacedKernel(const __grid_constant__ DomainParams<T> p, const __grid_constant__ OpenFaceMoments<T> open,
+                           S* f, unsigned long long n) {
+  for (long long k = firstListed(); k < open.slots; k += listStride()) restoreDisplaced<L>(p, open, f, n, k);
 }
 
 template <class L, class Index, class T>

@@ -53,6 +53,9 @@ class HostCellUpdateRunner final : public LbmBackend {
         keptGhosts_.assign(openGhosts_.size(), T(0));
         kept_.ghosts = keptGhosts_.data();
         open_.keptAxis = kept_.keptAxis = std::countr_zero(wrapped_) / 2;
+        for (int q = 0; q < 2; ++q) displaced_[q].assign(openGhosts_.size(), T(0));
+        open_.displaced = displaced_[0].data();
+        kept_.displaced = displaced_[1].data();
       }
     }
     curvedSlot_.assign(n, -1);
@@ -84,8 +87,9 @@ class HostCellUpdateRunner final : public LbmBackend {
       const TwoLatticeStep<L, S, Index> reads{f_[parity_].data(), f_[parity_ ^ 1].data(), n};
       if (keptParity_ != parity_)
         for (long long k = 0; k < open.slots; ++k) storeOpenMoments<L>(p_, flags_.data(), reads, open, k);
-      // As CudaLbm::launchOpenMoments: then the ghost values into the populations the step reads.
-      if (wrapped_)
+      // As CudaLbm::launchOpenMoments: then the ghost values into the populations the step reads, unless the step
+      // before left them there.
+      if (wrapped_ && !(keptParity_ == parity_ && ghostsIn_))
         for (long long k = 0; k < open.slots; ++k) wrapOpenGhosts<L>(p_, open, f_[parity_].data(), n, k);
       // As CudaLbm::enqueueStep: a step without forces keeps the face values of the state it writes.
       const bool keep = keepFaces_ && !forces;
@@ -103,7 +107,8 @@ class HostCellUpdateRunner final : public LbmBackend {
             }
             if (keep && (kind == kCellBulk || isWallCell(kind))) {
               withCollisionTerms(p_, [&]<int Terms>() {
-                updateCellWithWalls<L, Terms>(p_, flags_.data(), access, c, kind, {}, {}, faceValues(parity_ ^ 1));
+                updateCellWithWalls<L, Terms, false, NoSink, true>(p_, flags_.data(), access, c, kind, {}, {},
+                                                                   faceValues(parity_ ^ 1));
               });
               return;
             }
@@ -123,6 +128,7 @@ class HostCellUpdateRunner final : public LbmBackend {
         else update(InPlaceStep<L, S, Index, 1>{f_[0].data(), n});
       });
       keptParity_ = keep ? parity_ ^ 1 : -1;
+      ghostsIn_ = keep;
       parity_ ^= 1;
     }
   }
@@ -130,6 +136,7 @@ class HostCellUpdateRunner final : public LbmBackend {
   // Whether the face values the last step kept for the current state are bitwise what a face pass over it stores
   // (false where that step kept none).
   bool keptValuesAreFacePass() {
+    restoreDisplacedPopulations();
     if (keptParity_ != parity_) return false;
     OpenFaceMoments<T> pass = open_;
     std::vector<T> values(openValues_.size(), T(0)), ghosts(openGhosts_.size(), T(0));
@@ -145,6 +152,7 @@ class HostCellUpdateRunner final : public LbmBackend {
   }
 
   void macroscopic(std::vector<double>& rho, std::vector<double>& u) override {
+    restoreDisplacedPopulations();
     rho.assign(flags_.size(), 1.0);
     u.assign(3 * flags_.size(), 0.0);
     forEachCell([&](const CellCursor<Index>& c) {
@@ -157,6 +165,7 @@ class HostCellUpdateRunner final : public LbmBackend {
   }
 
   Observables observables() override {
+    restoreDisplacedPopulations();
     double dmass = 0, ke = 0, vmax = 0, fluid = 0;
     forEachCell([&](const CellCursor<Index>& c) {
       if (flags_[c.self] != kFluid) return;
@@ -171,8 +180,13 @@ class HostCellUpdateRunner final : public LbmBackend {
     return {fluid + dmass, ke, vmax};
   }
 
-  // The population array the next step reads (two lattices) or the AA array.
-  const std::vector<S>& populations() const { return f_[inPlace_ ? 0 : parity_]; }
+  // The population array the next step reads (two lattices) or the AA array, as a plain step leaves it.
+  const std::vector<S>& populations() {
+    restoreDisplacedPopulations();
+    return f_[inPlace_ ? 0 : parity_];
+  }
+  // Whether the last step left its ghost values in the state's displaced slots (keepFaces).
+  bool ghostsInState() const { return ghostsIn_; }
   long long cellsOfClass(std::uint8_t kind) const { return std::count(cls_.begin(), cls_.end(), kind); }
   unsigned wrappedFaces() const { return wrapped_; }
 
@@ -199,6 +213,15 @@ class HostCellUpdateRunner final : public LbmBackend {
     }
   }
 
+  // As CudaLbm::restoreDisplacedPopulations(): the populations the last step's ghost values displaced put back.
+  void restoreDisplacedPopulations() {
+    if (!ghostsIn_) return;
+    const OpenFaceMoments<T>& open = faceValues(parity_);
+    for (long long k = 0; k < open.slots; ++k)
+      restoreDisplaced<L>(p_, open, f_[parity_].data(), static_cast<Index>(flags_.size()), k);
+    ghostsIn_ = false;
+  }
+
   // The face values of the state of `parity` (as CudaLbm::faceValues_): a second set where the bulk pass keeps them.
   const OpenFaceMoments<T>& faceValues(int parity) const { return keepFaces_ && parity == 1 ? kept_ : open_; }
 
@@ -221,8 +244,9 @@ class HostCellUpdateRunner final : public LbmBackend {
   unsigned wrapped_ = 0;  // the faces whose ghost values the face pass wraps (openWrapFaces())
   bool keepFaces_ = false;  // the bulk pass keeps the face values of the state it writes (state 1's in kept_)
   OpenFaceMoments<T> kept_;
-  std::vector<T> keptValues_, keptGhosts_;
-  int keptParity_ = -1;  // the state whose face values the last step kept, or -1
+  std::vector<T> keptValues_, keptGhosts_, displaced_[2];
+  int keptParity_ = -1;    // the state whose face values the last step kept, or -1
+  bool ghostsIn_ = false;  // and its ghost values are in that state's displaced slots
   std::vector<long long> curvedSlot_;  // per cell: its index in LbmSetup::curved, or -1
   std::vector<T> curvedQ_;
 };

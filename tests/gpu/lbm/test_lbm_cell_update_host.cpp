@@ -147,10 +147,12 @@ void checkOpenWrap(const LbmSetup& s) {
   }
 }
 
-// The wrapped channel with the face values kept by the bulk pass of the step before (keepFaces: no face pass after a
-// step without forces) and with a face pass in every step: bitwise the same populations, and the kept values bitwise
-// what a face pass over the state stores (FP16 storage included: the kept values are rounded to it first); a step
-// with forces keeps none, and the step after it runs the pass again.
+// The wrapped channel with the face values kept by the bulk pass of the step before (keepFaces: no face pass and no
+// copy after a step without forces, the ghost values left in the state) and with a face pass and a copy in every
+// step: bitwise the same populations once the displaced ones are put back, and the kept values bitwise what a face
+// pass over the state stores (FP16 storage included: the kept values are rounded to it first); a step with forces
+// keeps none, and the step after it runs the pass again; a step after the state was read copies the ghost values
+// again.
 template <class L, class S>
 void checkKeepFaces(const LbmSetup& s) {
   HostCellUpdateRunner<L, S> pass(s, false, true, true, false, true), kept(s, false, true, true, false, true, true);
@@ -158,6 +160,7 @@ void checkKeepFaces(const LbmSetup& s) {
   for (const bool forces : {false, true, false}) {
     pass.advance(9, forces);
     kept.advance(9, forces);
+    CHECK(kept.ghostsInState() == !forces);
     REQUIRE(std::memcmp(pass.populations().data(), kept.populations().data(), pass.populations().size() * sizeof(S)) ==
             0);
     CHECK(kept.keptValuesAreFacePass() == !forces);

@@ -1,6 +1,7 @@
 // CUDA LBM backend against the CPU backend on the same small cases after 100 steps: every lattice, precision,
 // collision model, boundary type and layout; FP16 storage against single precision; graphs, timing, errors.
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -554,7 +555,7 @@ TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]"
   }
   // The inlet and outlet cells as bulk and wall cells, the face pass's ghost values wrapped into the opposite face
   // (HOPSIM_LBM_OPEN_WRAP=1), with a face pass in every step and with the face values kept by the bulk kernel
-  // (HOPSIM_LBM_KEEP_FACES=1): plain, forces and sampled steps.
+  // (HOPSIM_LBM_KEEP_FACES=1): plain, forces and sampled steps, a checkpoint saved and loaded.
   for (const int keep : {0, 1}) {
     DeviceOverrides wrap;
     wrap.openWrap = 1;
@@ -568,6 +569,10 @@ TEST_CASE("CUDA LBM small 3D case for compute-sanitizer", "[gpu][lbm][sanitize]"
       g->advance(5, true);
       g->advance(33, false);
       CHECK(std::isfinite(g->observables().mass));
+      g->advance(33, false);
+      std::vector<std::byte> saved;  // a checkpoint of a state that holds ghost values (kept), and its load
+      g->savePopulations(saved);
+      g->loadPopulations(saved);
       g->advanceSampled(2, true);
       g->advanceSampled(1, false);
       CHECK(g->readObservables().size() == 2);
