@@ -84,9 +84,7 @@ class HostCellUpdateRunner final : public LbmBackend {
       // As CudaLbm::launchPart: the face cells' moments from the populations this step reads, before its cells,
       // unless the step before kept them (CudaLbm::launchOpenMoments).
       const OpenFaceMoments<T>& open = faceValues(parity_);
-      const TwoLatticeStep<L, S, Index> reads{f_[parity_].data(), f_[parity_ ^ 1].data(), n};
-      if (keptParity_ != parity_)
-        for (long long k = 0; k < open.slots; ++k) storeOpenMoments<L>(p_, flags_.data(), reads, open, k);
+      if (keptParity_ != parity_) facePass(open);
       // As CudaLbm::launchOpenMoments: then the ghost values into the populations the step reads, unless the step
       // before left them there.
       if (wrapped_ && !(keptParity_ == parity_ && ghostsIn_))
@@ -142,10 +140,7 @@ class HostCellUpdateRunner final : public LbmBackend {
     std::vector<T> values(openValues_.size(), T(0)), ghosts(openGhosts_.size(), T(0));
     pass.values = values.data();
     pass.ghosts = ghosts.data();
-    const Index n = static_cast<Index>(flags_.size());
-    for (long long k = 0; k < pass.slots; ++k)
-      storeOpenMoments<L>(p_, flags_.data(), TwoLatticeStep<L, S, Index>{f_[parity_].data(), f_[parity_ ^ 1].data(), n},
-                          pass, k);
+    facePass(pass);
     const OpenFaceMoments<T>& kept = faceValues(parity_);
     return std::memcmp(values.data(), kept.values, values.size() * sizeof(T)) == 0 &&
            std::memcmp(ghosts.data(), kept.ghosts, ghosts.size() * sizeof(T)) == 0;
@@ -211,6 +206,13 @@ class HostCellUpdateRunner final : public LbmBackend {
       const T* q = curvedQ_.data() + L::Q * curvedSlot_[c.self];
       updateBoundaryCell<L, true>(p_, flags_.data(), access, c, out, open, q);
     }
+  }
+
+  // As CudaLbm::launchFacePass(): the face values of the current state (storeOpenMoments()) into `m`.
+  void facePass(const OpenFaceMoments<T>& m) {
+    const TwoLatticeStep<L, S, Index> reads{f_[parity_].data(), f_[parity_ ^ 1].data(),
+                                            static_cast<Index>(flags_.size())};
+    for (long long k = 0; k < m.slots; ++k) storeOpenMoments<L>(p_, flags_.data(), reads, m, k);
   }
 
   // As CudaLbm::restoreDisplacedPopulations(): the populations the last step's ghost values displaced put back.

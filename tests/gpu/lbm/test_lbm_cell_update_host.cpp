@@ -147,6 +147,23 @@ void checkOpenWrap(const LbmSetup& s) {
   }
 }
 
+// Calls check.template operator()<L, S>(setup) for the cases whose inlet and outlet faces are wrapped, on every
+// lattice and stored type: the channel (walls across the faces, an obstacle inside), and the open faces' case with
+// its obstacles off the face planes (a periodic axis and a moving wall across the faces, an inflow at an angle, a
+// body force).
+template <class Check>
+void forEachWrappedCase(Check&& check) {
+  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
+    for (const std::string precision : {"double", "single", "half"})
+      for (const bool channel : {true, false}) {
+        const LbmSetup s = setupIn(precision, [&](const std::string& stored) {
+          return channel ? caseYaml(lattice, stored, "trt", Flow::Channel) : openFacesYaml(lattice, stored, false);
+        });
+        INFO(lattice << " " << precision << (channel ? " channel" : " open faces, obstacles off the face planes"));
+        withLatticeAndStorage(s, [&]<class L, class S>() { check.template operator()<L, S>(s); });
+      }
+}
+
 // The wrapped channel with the face values kept by the bulk pass of the step before (keepFaces: no face pass and no
 // copy after a step without forces, the ghost values left in the state) and with a face pass and a copy in every
 // step: bitwise the same populations once the displaced ones are put back, and the kept values bitwise what a face
@@ -172,31 +189,13 @@ void checkKeepFaces(const LbmSetup& s) {
 
 TEST_CASE("CUDA inlet and outlet face values kept by the bulk pass for the next step are the face pass's (host run)",
           "[unit][lbm][cuda-host]") {
-  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
-    for (const std::string precision : {"double", "single", "half"})
-      for (const bool channel : {true, false}) {
-        const LbmSetup s = setupIn(precision, [&](const std::string& stored) {
-          return channel ? caseYaml(lattice, stored, "trt", Flow::Channel) : openFacesYaml(lattice, stored, false);
-        });
-        INFO(lattice << " " << precision << (channel ? " channel" : " open faces, obstacles off the face planes"));
-        withLatticeAndStorage(s, [&]<class L, class S>() { checkKeepFaces<L, S>(s); });
-      }
+  forEachWrappedCase([]<class L, class S>(const LbmSetup& s) { checkKeepFaces<L, S>(s); });
 }
 
 TEST_CASE("CUDA inlet and outlet cells as bulk and wall cells, the face pass's ghost values wrapped into the "
           "opposite face, are the boundary kernel's (host run)",
           "[unit][lbm][cuda-host]") {
-  for (const std::string lattice : {"D2Q9", "D3Q19", "D3Q27"})
-    for (const std::string precision : {"double", "single", "half"})
-      for (const bool channel : {true, false}) {
-        // The channel (walls across the faces, an obstacle inside), and the open faces' case with its obstacles off
-        // the face planes (a periodic axis and a moving wall across the faces, an inflow at an angle, a body force).
-        const LbmSetup s = setupIn(precision, [&](const std::string& stored) {
-          return channel ? caseYaml(lattice, stored, "trt", Flow::Channel) : openFacesYaml(lattice, stored, false);
-        });
-        INFO(lattice << " " << precision << (channel ? " channel" : " open faces, obstacles off the face planes"));
-        withLatticeAndStorage(s, [&]<class L, class S>() { checkOpenWrap<L, S>(s); });
-      }
+  forEachWrappedCase([]<class L, class S>(const LbmSetup& s) { checkOpenWrap<L, S>(s); });
   // Obstacles on the face planes: the faces are not wrapped (a ghost link next to a solid face cell reads another
   // cell's moments).
   const LbmSetup corners = buildSetup(parseCase(openFacesYaml("D3Q19", "single")));
