@@ -290,6 +290,18 @@ walltemporal)
     run "wt_cavity3d_k2_$round" 60 env HOPSIM_HOPPER_STEPS=2 $B bench/lbm_cavity3d_256_single.yaml \
       --kernels portable,hopper --repeats 5 --json "$R/wt_cavity3d_k2_$round.json"
   done ;;
+wallrings)
+  # Issue 14: the temporal kernel's wall variant on the plain variant's rings (a wall cell's own populations with
+  # c_A = -1 held in registers instead of a second ring plane; the D2Q9 FP32 kernel at 4 steps: 4 blocks per SM
+  # instead of 3). Its tests and sanitizers first, then walltemporal's benchmarks (run that group after this one),
+  # and ncu of one 4-step launch of the 2-D FP32 cavity: blocks per SM, warps active, stalls.
+  run wr_tests 200 $T "[hopper]"
+  run wr_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run wr_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run wr_synccheck 120 compute-sanitizer --tool synccheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run ncu_wr_cavity2d 90 ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats -k regex:temporal -c 1 $B bench/lbm_cavity2d_4096_single.yaml --kernels hopper \
+    --steps 8 --repeats 1 ;;
 mpihbench)
   # Issue 19's figures under MPS, `--kernels portable,hopper` in one process per rank count, two rounds: D2Q9 FP32
   # 4096^2 periodic (the temporal kernel, ghost layers 4 deep), D3Q19 FP32 256^3 periodic at 2 steps per launch,

@@ -52,22 +52,32 @@ namespace hopsim::lbm::hopper {
 // Ring slots population i needs in one intermediate level: c_A + 2 (A = the march axis, see above), and the
 // population planes of the populations before i, which for i = Q is a level's size: 38 planes for D3Q19, 18 for
 // D2Q9. Host-side sizes only: in the kernel a loop over k < i (unrolled or not) would index L::c's table at run time.
-// With walls (bounce-back inside the levels) a cell also reads its own plane's opposite population, so a population
-// with c_A = -1 keeps two planes: 43 for D3Q19, 21 for D2Q9.
-template <class L, bool Walls = false>
+// The wall variant's layout is the same: a wall cell's bounced links also read the cell's own populations of the
+// level before on its own plane, and those with c_A = -1 are overwritten by the next plane before the level above
+// reads them, so the cell's thread keeps them in registers instead (the kernel's `held`); a second ring plane for
+// them (21 instead of 18 planes per D2Q9 level) cost the D2Q9 FP32 kernel at 4 steps its fourth block per SM.
+template <class L>
 HOPSIM_HD constexpr int marchSlots(int i) {
-  return L::c(i, L::D - 1) + 2 + (Walls && L::c(i, L::D - 1) < 0 ? 1 : 0);
+  return L::c(i, L::D - 1) + 2;
 }
-template <class L, bool Walls = false>
+template <class L>
 HOPSIM_HD constexpr int marchPlanesBefore(int i) {
   int s = 0;
-  for (int k = 0; k < i; ++k) s += marchSlots<L, Walls>(k);
+  for (int k = 0; k < i; ++k) s += marchSlots<L>(k);
   return s;
 }
 
-template <class L, int K, class S, bool Walls = false>
+// The populations with c_A = -1: a wall cell's thread holds its own of these for the level above (see the kernel).
+template <class L>
+HOPSIM_HD constexpr int marchDownPopulations() {
+  int s = 0;
+  for (int k = 0; k < L::Q; ++k) s += L::c(k, L::D - 1) < 0 ? 1 : 0;
+  return s;
+}
+
+template <class L, int K, class S>
 constexpr std::size_t marchLevelBytes(int cells) {
-  return static_cast<std::size_t>(K - 1) * marchPlanesBefore<L, Walls>(L::Q) * cells * sizeof(S);
+  return static_cast<std::size_t>(K - 1) * marchPlanesBefore<L>(L::Q) * cells * sizeof(S);
 }
 
 // The cross-section tile of the temporal kernel for lattice L, K steps per launch, stored type S and Cy blocks per
@@ -83,17 +93,17 @@ struct MarchTile {
   static constexpr int A = L::D - 1;  // the march axis
   static constexpr int haloX = K - 1;
   static constexpr int haloY = L::D == 3 ? K - 1 : 0;
-  static constexpr int levelPlanes = marchPlanesBefore<L, Walls>(L::Q);
+  static constexpr int levelPlanes = marchPlanesBefore<L>(L::Q);
   static constexpr std::size_t kSmemLimit = 200 * 1024;  // leaves room below the 227 KB a block may have
   static constexpr int x = L::D == 2 ? 256 : (Cy == 8 ? 64 : 32);
   static constexpr int y = L::D == 2 ? 1
                            : Cy == 8 ? 4
                            : Cy == 4 ? 8
-                                     : (marchLevelBytes<L, K, S, Walls>(32 * 16) <= kSmemLimit ? 16 : 8);
+                                     : (marchLevelBytes<L, K, S>(32 * 16) <= kSmemLimit ? 16 : 8);
   static constexpr int cells = x * y;  // cells (threads) of a block
   static constexpr int rows = y * Cy;  // rows of the (cluster's) tile
   static constexpr int outX = x - 2 * haloX, outY = rows - 2 * haloY;  // cells of the tile stored at level K
-  static constexpr std::size_t smemBytes = marchLevelBytes<L, K, S, Walls>(cells);
+  static constexpr std::size_t smemBytes = marchLevelBytes<L, K, S>(cells);
   // Whether level 1 loads its populations one plane ahead (K > 1: their latency then runs under the barriers).
   static constexpr bool prefetch = K > 1;
   // Resident blocks per SM asked of the compiler: 1024 threads per SM (a register cap of 64, as the portable
@@ -177,18 +187,25 @@ __global__ void __launch_bounds__(MarchTile<L, K, S, Cy, Walls>::cells, MarchTil
   // With Walls the plane's class is known one plane earlier (classAhead), so that a wall cell's bounce-back links
   // load the cell's own opposite populations in the same batch, instead of after it (whose latency stalled each
   // plane of the blocks at the walls: ncu, 2026-12-04); its links (wallLinks()) are kept for the levels above.
-  // LinkMask: bit i bounces back, bit Q + i off a moving wall.
-  using LinkMask = std::conditional_t<(2 * L::Q > 32), unsigned long long, unsigned>;
+  // A cell's state on a plane in one word (fewer registers than a class and links apart): bit i bounces back, bit
+  // Q + i off a moving wall, the class in the top byte.
+  using CellState = std::conditional_t<(2 * L::Q > 24), unsigned long long, unsigned>;
+  constexpr int kClassShift = 8 * sizeof(CellState) - 8;
+  constexpr CellState kLinkBits = (CellState(1) << L::Q) - 1;
+  const auto classOf = [](CellState s) { return static_cast<std::uint8_t>(s >> kClassShift); };
+  const auto bouncedOf = [](CellState s) { return static_cast<unsigned>(s & kLinkBits); };
+  const auto movingOf = [](CellState s) { return static_cast<unsigned>((s >> L::Q) & kLinkBits); };
   T next[L::Q];
-  std::uint8_t nextClass = kCellBulk, classAhead = kCellBulk;
-  LinkMask nextLinks = 0;
+  std::uint8_t classAhead = kCellBulk;
+  CellState nextState = CellState(kCellBulk) << kClassShift;
   const auto pullPlane = [&](int plane) {
     const auto c = cursor(plane);
     unsigned bounce = 0, moving = 0;
     if constexpr (Walls) {
-      nextClass = classAhead;
-      if (takeWalls && isWallCell(nextClass)) wallLinks<L>(p, flags, c, nextClass == kCellWallSolid, bounce, moving);
-      nextLinks = static_cast<LinkMask>(bounce) | (static_cast<LinkMask>(moving) << L::Q);
+      const std::uint8_t k = classAhead;
+      if (takeWalls && isWallCell(k)) wallLinks<L>(p, flags, c, k == kCellWallSolid, bounce, moving);
+      nextState = static_cast<CellState>(bounce) | (static_cast<CellState>(moving) << L::Q) |
+                  (static_cast<CellState>(k) << kClassShift);
     }
 HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i) {
@@ -199,12 +216,31 @@ HOPSIM_UNROLL
     }
     if constexpr (Walls) classAhead = cls[cursor(plane + 1).self];
   };
-  // With Walls, the classes and links of the planes this thread's levels work on, newest first: entry l - 1 is that
-  // of level l's plane (a thread keeps one column of the tile: what its level 1 found l - 1 iterations ago).
-  std::uint8_t classes[K];
-  LinkMask links[K];
+  // With Walls, the states of the cells this thread's levels work on, newest first: entry l - 1 is that of level l's
+  // plane (a thread keeps one column of the tile: what its level 1 found l - 1 iterations ago).
+  CellState states[K];
 HOPSIM_UNROLL
-  for (int l = 0; l < K; ++l) classes[l] = kCellBulk, links[l] = 0;
+  for (int l = 0; l < K; ++l) states[l] = CellState(kCellBulk) << kClassShift;
+  // With Walls, a wall cell's own populations with c_A = -1 of level l - 1 on level l's plane, for level l's bounced
+  // links: level l - 1 overwrites them in its ring (with the next plane's, which the level above pulls) in the
+  // iteration where level l reads them, so the cell's thread reads them into `held` first, after level l - 1's
+  // collision (level l - 1 has read its own by then) and before its ring write. They are there: this thread computed
+  // level l - 1 of that plane in the iteration before (a wall cell at level l is one at level l - 1, whose region
+  // contains level l's), and only this thread writes its cell's slots, so no barrier orders the read.
+  T held[marchDownPopulations<L>()];
+  const auto hold = [&](const S* level, CellState state) {
+    if (!isWallCell(classOf(state))) return;
+    const unsigned bounce = bouncedOf(state);
+    int planes = 0, d = 0;  // running sums: the unrolled loop folds them to constants
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) {
+      if (L::c(i, A) < 0) {
+        if ((bounce >> opposite(i)) & 1u) held[d] = Store::read(level + planes * G::cells + t);  // slot 0
+        ++d;
+      }
+      planes += marchSlots<L>(i);
+    }
+  };
   const int jEnd = z1 + (K - 1);
   if constexpr (Walls) classAhead = cls[cursor(z0 - (K - 1)).self];
   if constexpr (G::prefetch) pullPlane(z0 - (K - 1));
@@ -216,20 +252,23 @@ HOPSIM_UNROLL
       T f[L::Q];
 HOPSIM_UNROLL
       for (int i = 0; i < L::Q; ++i) f[i] = next[i];
-      const std::uint8_t k = nextClass;
+      const std::uint8_t k = classOf(nextState);
       if constexpr (Walls) {
 HOPSIM_UNROLL
-        for (int l = K - 1; l > 0; --l) classes[l] = classes[l - 1], links[l] = links[l - 1];
-        classes[0] = k;
-        links[0] = nextLinks;
+        for (int l = K - 1; l > 0; --l) states[l] = states[l - 1];
+        states[0] = nextState;
       }
       if (G::prefetch && j + 1 < jEnd) pullPlane(j + 1);
-      if (!Walls || computed(k)) {
+      const bool computes = !Walls || computed(k);
+      if (computes) {
         // The bounced links came with the pulls; a moving wall adds its term.
         if (Walls && k != kCellBulk)
-          addMovingWallTerms<L>(p, cursor(j), static_cast<unsigned>(links[0] >> L::Q), f);
+          addMovingWallTerms<L>(p, cursor(j), movingOf(states[0]), f);
         T rho, u[3];
         collideWith<L, Terms>(f, p.collision, rho, u);
+      }
+      if constexpr (Walls && K > 1) hold(ring, states[1]);  // for level 2
+      if (computes) {
         if constexpr (K == 1) {
           if (storesCell) {
             const Index self = cursor(j).self;
@@ -241,9 +280,9 @@ HOPSIM_UNROLL
           int planes = 0;  // population planes before i (a running sum: the unrolled loop folds it to constants)
 HOPSIM_UNROLL
           for (int i = 0; i < L::Q; ++i) {
-            const int ca = L::c(i, A), slot = ca < 0 && !Walls ? 0 : (ca <= 0 ? s2 : s3);
+            const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
             Store::write(ring + (planes + slot) * G::cells + t, f[i]);
-            planes += marchSlots<L, Walls>(i);
+            planes += marchSlots<L>(i);
           }
         }
       }
@@ -256,16 +295,17 @@ HOPSIM_UNROLL
       const int plane = r - (l - 1);  // relative to the segment's first plane
       const bool active = r >= 2 * l - 2 && tx >= l - 1 && tx < G::x - (l - 1) &&
                           (L::D == 2 || (row >= l - 1 && row < G::rows - (l - 1)));
-      const std::uint8_t k = classes[l - 1];
-      if (active && (l < K || storesCell) && computed(k)) {
+      const std::uint8_t k = classOf(states[l - 1]);
+      const bool computes = active && (l < K || storesCell) && computed(k);
+      T f[L::Q];
+      if (computes) {
         const S* from = ring + static_cast<std::size_t>(l - 2) * G::levelPlanes * G::cells;
-        // Slots of planes `plane` (c_A = 0), `plane - 1` (c_A = +1) and, with walls, `plane + 1` (c_A = -1).
-        const int p2 = plane % 2, p3 = (plane + 2) % 3, n2 = (plane + 1) % 2;
-        T f[L::Q];
+        // Slots of planes `plane + 1` (c_A = -1), `plane` (c_A = 0) and `plane - 1` (c_A = +1).
+        const int p2 = plane % 2, p3 = (plane + 2) % 3;
         int planes = 0;
 HOPSIM_UNROLL
         for (int i = 0; i < L::Q; ++i) {
-          const int ca = L::c(i, A), slot = ca < 0 ? (Walls ? n2 : 0) : (ca == 0 ? p2 : p3);
+          const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? p2 : p3);
           const int cy = L::D == 3 ? L::c(i, 1) : 0, sy = ty - cy;  // source row in this block: -1 .. y
           const S* at = from + (planes + slot) * G::cells + t - L::c(i, 0) - cy * G::x;
           if (Cy > 1 && (sy < 0 || sy >= G::y)) {
@@ -275,35 +315,41 @@ HOPSIM_UNROLL
           } else {
             f[i] = Store::read(at);
           }
-          planes += marchSlots<L, Walls>(i);
+          planes += marchSlots<L>(i);
         }
         if (Walls && k != kCellBulk) {
           // A bounced link takes the cell's own opposite population of the level before, on plane `plane`: slot p2
-          // for c_A <= 0, plane % 3 for +1 (gather()'s and updateCellWithWalls()'s rules, wallLinks()).
+          // for c_A = 0, plane % 3 for +1, held for -1 (gather()'s and updateCellWithWalls()'s rules, wallLinks()).
           const int q3 = plane % 3;
-          const auto bounce = static_cast<unsigned>(links[l - 1] & ((LinkMask(1) << L::Q) - 1));
+          const unsigned bounce = bouncedOf(states[l - 1]);
 HOPSIM_UNROLL
           for (int i = 1; i < L::Q; ++i) {
             if (!((bounce >> i) & 1u)) continue;
             const int o = opposite(i);
-            int before = 0;  // o is a constant once this loop is unrolled: so is this sum
+            int before = 0, down = 0;  // o is a constant once this loop is unrolled: so are these sums
 HOPSIM_UNROLL
-            for (int m = 0; m < o; ++m) before += marchSlots<L, Walls>(m);
-            f[i] = Store::read(from + (before + (L::c(o, A) <= 0 ? p2 : q3)) * G::cells + t);
+            for (int m = 0; m < o; ++m) before += marchSlots<L>(m), down += L::c(m, A) < 0 ? 1 : 0;
+            f[i] = L::c(o, A) < 0 ? held[down]
+                                  : Store::read(from + (before + (L::c(o, A) == 0 ? p2 : q3)) * G::cells + t);
           }
-          addMovingWallTerms<L>(p, cursor(j - (l - 1)), static_cast<unsigned>(links[l - 1] >> L::Q), f);
+          addMovingWallTerms<L>(p, cursor(j - (l - 1)), movingOf(states[l - 1]), f);
         }
         T rho, u[3];
         collideWith<L, Terms>(f, p.collision, rho, u);
-        if (l < K) {
+      }
+      if constexpr (Walls) {
+        if (l < K) hold(ring + static_cast<std::size_t>(l - 1) * G::levelPlanes * G::cells, states[l]);
+      }
+      if (computes) {
+        if (l < K) {  // for level l + 1, whose held values were read above
           S* to = ring + static_cast<std::size_t>(l - 1) * G::levelPlanes * G::cells;
           const int s2 = plane % 2, s3 = plane % 3;
           int planes = 0;
 HOPSIM_UNROLL
           for (int i = 0; i < L::Q; ++i) {
-            const int ca = L::c(i, A), slot = ca < 0 && !Walls ? 0 : (ca <= 0 ? s2 : s3);
+            const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
             Store::write(to + (planes + slot) * G::cells + t, f[i]);
-            planes += marchSlots<L, Walls>(i);
+            planes += marchSlots<L>(i);
           }
         } else {
           const int a = wrapIndex(j - (K - 1), nA);
