@@ -22,7 +22,8 @@ if [ -n "${PREBUILT:-}" ]; then
   build/hopsim --version > "$R/build.log" 2>&1
 else
   # Host-only tests (slow to compile; they run in CI):
-  rm -f tests/gpu/lbm/test_lbm_cell_update_host.cpp tests/gpu/lbm/test_lbm_half_pairs_host.cpp tests/gpu/lbm/test_lbm_hopper_host.cpp
+  rm -f tests/gpu/lbm/test_lbm_cell_update_host.cpp tests/gpu/lbm/test_lbm_half_pairs_host.cpp \
+    tests/gpu/lbm/test_lbm_hopper_host.cpp tests/gpu/lbm/test_lbm_temporal_host.cpp
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DHOPSIM_WITH_CUDA=ON -DHOPSIM_WITH_VTK=OFF \
     -DHOPSIM_WITH_MPI=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DHOPSIM_BUILD_TESTS=ON > "$R/build.log" 2>&1 &&
     timeout ${BUILD_LIMIT:-330} cmake --build build -j16 --target ${TARGETS:-hopsim hopsim_tests hopsim_mpi_tests} >> "$R/build.log" 2>&1

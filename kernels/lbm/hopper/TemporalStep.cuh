@@ -37,14 +37,18 @@
 // instead of 72 and runs at 2.0x the one-step copy-bandwidth roofline; D3Q19 FP32 at K = 2 moves 88-103 B instead
 // of 152 but stays latency-bound (1 block of 512 or 4 of 256 threads per SM, a barrier per level) at 0.82 of the
 // portable kernel, and K = 4 (one 256-thread block per SM) at 0.45.
+// The kernel's work is temporalColumn(), a host-device function of the block's context (its thread and block
+// indices, shared memory and barrier), so that the tests can run it on host threads (test_lbm_temporal_host.cpp).
 #pragma once
 
+#ifdef __CUDACC__
 #include <cooperative_groups.h>
+#endif
 
 #include <cstddef>
 #include <type_traits>
 
-#include "kernels/lbm/cuda/LbmKernels.cuh"
+#include "kernels/lbm/cuda/CellUpdate.cuh"
 #include "kernels/lbm/hopper/HopperSupport.h"
 
 namespace hopsim::lbm::hopper {
@@ -132,47 +136,45 @@ HOPSIM_HD int wrapIndex(int v, int n) {
   return r < 0 ? r + n : r;
 }
 
-// Launch: blocks of MarchTile::cells threads (1-D); grid (ceil(nx / outX), Cy ceil(ny / outY), ceil(nz / segment))
-// in 3-D, (ceil(nx / outX), ceil(ny / segment), 1) in 2-D, clusters of (1, Cy, 1) blocks where Cy > 1;
-// MarchTile::smemBytes of dynamic shared memory. Without Walls every cell of the box must be bulk and the box
-// periodic on every axis (the pulls wrap without tests; `cls`, `flags` and `takeWalls` are not read). With Walls the
-// cells' classes `cls` say which are bulk (kCellBulk), wall cells (kCellWall, kCellWallSolid: their links off walls,
-// moving walls and solid cells bounce back, wallLinks(), from the cell's own opposite population of the level
-// before) or neither (kCellSkip: solid cells, never pulled from, neither computed nor stored); there must be no
-// other class (inlet and outlet cells, curved cells). `takeWalls` false (one step per launch only): the wall cells
-// are left to the boundary kernel, as in the steps that compute obstacle forces.
-template <class L, class S, int K, int Cy, int Terms, bool Walls = false>
-__global__ void __launch_bounds__(MarchTile<L, K, S, Cy, Walls>::cells, MarchTile<L, K, S, Cy, Walls>::blocksPerSm)
-    temporalStepKernel(const __grid_constant__ DomainParams<typename PopulationStorage<S>::Arith> p,
-                       const S* __restrict__ src, S* __restrict__ dst, int segment,
-                       const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags, bool takeWalls) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // the Hopper backend only runs on 9.0 and newer
+// One thread's part of its block's column (temporalStepKernel below runs it on the GPU). `ctx` gives thread() (the
+// index in the block), block(a) (the block's index along grid axis a), shared() (the block's dynamic shared memory,
+// MarchTile::smemBytes), barrier() (the block's, or the cluster's where Cy > 1: every thread reaches each one) and,
+// where Cy > 1, neighbour(at, rank) (the address `at` of this block's shared memory in the cluster block of that
+// rank). Without Walls every cell of the box must be bulk and the box periodic on every axis (the pulls wrap without
+// tests; `cls`, `flags` and `takeWalls` are not read). With Walls the cells' classes `cls` say which are bulk
+// (kCellBulk), wall cells (kCellWall, kCellWallSolid: their links off walls, moving walls and solid cells bounce back,
+// wallLinks(), from the cell's own opposite population of the level before) or neither (kCellSkip: solid cells,
+// never pulled from, neither computed nor stored); there must be no other class (inlet and outlet cells, curved
+// cells). `takeWalls` false (one step per launch only): the wall cells are left to the boundary kernel, as in the
+// steps that compute obstacle forces.
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+template <class L, class S, int K, int Cy, int Terms, bool Walls, class Ctx>
+HOPSIM_HD void temporalColumn(const Ctx& ctx, const DomainParams<typename PopulationStorage<S>::Arith>& p,
+                              const S* __restrict__ src, S* __restrict__ dst, int segment,
+                              const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags,
+                              bool takeWalls) {
   using G = MarchTile<L, K, S, Cy, Walls>;
   using Store = PopulationStorage<S>;
   using T = typename Store::Arith;
   using Index = unsigned;
   constexpr int A = G::A;
-  extern __shared__ unsigned char smemRaw[];
-  S* const ring = reinterpret_cast<S*>(smemRaw);  // [level 1 .. K-1][population i: slots(i) planes][tile cell]
-
-  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  S* const ring = reinterpret_cast<S*>(ctx.shared());  // [level 1 .. K-1][population i: slots(i) planes][tile cell]
   // Orders each level's ring writes before the next level's reads, and those reads before the ring is overwritten.
-  const auto barrier = [&] {
-    if constexpr (Cy > 1) cluster.sync();
-    else __syncthreads();
-  };
+  const auto barrier = [&] { ctx.barrier(); };
 
-  const int t = static_cast<int>(threadIdx.x);
+  const int t = ctx.thread();
   const int tx = t % G::x, ty = t / G::x;
-  const int b = Cy > 1 ? static_cast<int>(blockIdx.y) % Cy : 0;  // the block's rank in its cluster (stacked along y)
-  const int row = b * G::y + ty;                                  // the cell's row in the (cluster's) tile
-  const int ox = static_cast<int>(blockIdx.x) * G::outX + tx - G::haloX;  // unwrapped cross-section position
-  const int oy = L::D == 3 ? static_cast<int>(blockIdx.y) / Cy * G::outY + row - G::haloY : 0;
+  const int b = Cy > 1 ? ctx.block(1) % Cy : 0;  // the block's rank in its cluster (stacked along y)
+  const int row = b * G::y + ty;                 // the cell's row in the (cluster's) tile
+  const int ox = ctx.block(0) * G::outX + tx - G::haloX;  // unwrapped cross-section position
+  const int oy = L::D == 3 ? ctx.block(1) / Cy * G::outY + row - G::haloY : 0;
   const int x = wrapIndex(ox, p.n[0]);
   const int y = L::D == 3 ? wrapIndex(oy, p.n[1]) : 0;
   const int nA = p.n[A];
-  const int z0 = static_cast<int>(L::D == 3 ? blockIdx.z : blockIdx.y) * segment;
-  const int z1 = min(z0 + segment, nA);  // this block stores planes [z0, z1)
+  const int z0 = (L::D == 3 ? ctx.block(2) : ctx.block(1)) * segment;
+  const int z1 = z0 + segment < nA ? z0 + segment : nA;  // this block stores planes [z0, z1)
   const bool storesCell = tx >= G::haloX && tx < G::x - G::haloX && ox < p.n[0] &&
                           (L::D == 2 || (row >= G::haloY && row < G::rows - G::haloY && oy < p.n[1]));
   const Index n = static_cast<Index>(p.cells);
@@ -311,7 +313,7 @@ HOPSIM_UNROLL
           if (Cy > 1 && (sy < 0 || sy >= G::y)) {
             // A row of the neighbouring block of the cluster (uniform across a warp: a warp is part of one row).
             const int side = sy < 0 ? -1 : 1;
-            f[i] = Store::read(cluster.map_shared_rank(at - side * G::cells, static_cast<unsigned>(b + side)));
+            f[i] = Store::read(ctx.neighbour(at - side * G::cells, static_cast<unsigned>(b + side)));
           } else {
             f[i] = Store::read(at);
           }
@@ -364,7 +366,43 @@ HOPSIM_UNROLL
       barrier();  // the last one also keeps this block's rings alive while its cluster neighbours read them
     }
   }
+}
+
+#ifdef __CUDACC__
+// The kernel's context: its thread and block indices, its dynamic shared memory, and the barrier of the block or of
+// its cluster of Cy blocks.
+template <int Cy>
+struct TemporalDeviceContext {
+  __device__ int thread() const { return static_cast<int>(threadIdx.x); }
+  __device__ int block(int axis) const {
+    return static_cast<int>(axis == 0 ? blockIdx.x : axis == 1 ? blockIdx.y : blockIdx.z);
+  }
+  __device__ unsigned char* shared() const {
+    extern __shared__ unsigned char smemRaw[];
+    return smemRaw;
+  }
+  __device__ void barrier() const {
+    if constexpr (Cy > 1) cooperative_groups::this_cluster().sync();
+    else __syncthreads();
+  }
+  template <class S>
+  __device__ const S* neighbour(const S* at, unsigned rank) const {
+    return cooperative_groups::this_cluster().map_shared_rank(at, rank);
+  }
+};
+
+// Launch: blocks of MarchTile::cells threads (1-D); grid (ceil(nx / outX), Cy ceil(ny / outY), ceil(nz / segment))
+// in 3-D, (ceil(nx / outX), ceil(ny / segment), 1) in 2-D, clusters of (1, Cy, 1) blocks where Cy > 1;
+// MarchTile::smemBytes of dynamic shared memory.
+template <class L, class S, int K, int Cy, int Terms, bool Walls = false>
+__global__ void __launch_bounds__(MarchTile<L, K, S, Cy, Walls>::cells, MarchTile<L, K, S, Cy, Walls>::blocksPerSm)
+    temporalStepKernel(const __grid_constant__ DomainParams<typename PopulationStorage<S>::Arith> p,
+                       const S* __restrict__ src, S* __restrict__ dst, int segment,
+                       const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags, bool takeWalls) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // the Hopper backend only runs on 9.0 and newer
+  temporalColumn<L, S, K, Cy, Terms, Walls>(TemporalDeviceContext<Cy>{}, p, src, dst, segment, cls, flags, takeWalls);
 #endif
 }
+#endif
 
 }  // namespace hopsim::lbm::hopper

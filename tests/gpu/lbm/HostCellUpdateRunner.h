@@ -183,6 +183,8 @@ class HostCellUpdateRunner final : public LbmBackend {
   // Whether the last step left its ghost values in the state's displaced slots (keepFaces).
   bool ghostsInState() const { return ghostsIn_; }
   long long cellsOfClass(std::uint8_t kind) const { return std::count(cls_.begin(), cls_.end(), kind); }
+  // The cells' classes (classifyCell()), as CudaLbm hands them to its bulk update.
+  const std::vector<std::uint8_t>& classes() const { return cls_; }
   unsigned wrappedFaces() const { return wrapped_; }
 
   std::vector<std::array<double, 3>> obstacleForces() override {
