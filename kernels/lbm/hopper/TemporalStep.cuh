@@ -1,8 +1,9 @@
 // Temporal blocking for the Hopper LBM backend: K time steps per launch for boxes whose every cell is bulk
 // (periodic on every axis, no solids) or, in the kernel's wall variant, bulk or a wall cell (walls, moving walls and
-// solid cells bounce back inside the levels; no inlets, outlets or curved cells), two lattices; the results are those
-// of K single steps to round-off (the same collide(), which nvcc contracts into fused multiply-adds a little
-// differently inside this kernel).
+// solid cells bounce back inside the levels; no curved cells, and no inlets or outlets except, in the column's Open
+// variant that only the host tests run so far, faces wrapped as openWrapFaces() wraps them), two lattices; the
+// results are those of K single steps to round-off (the same collide(), which nvcc contracts into fused multiply-adds
+// a little differently inside this kernel; bitwise on the host).
 // A box split over MPI ranks runs it with ghost layers K cells deep on its split faces, refreshed after each launch:
 // the pulls wrap around the box's edges there too, but only ghost cells see it (the K levels of an owned cell reach
 // K cells, all inside the box), and what the launch leaves in the ghost cells is overwritten by the exchange.
@@ -136,6 +137,58 @@ HOPSIM_HD int wrapIndex(int v, int n) {
   return r < 0 ? r + n : r;
 }
 
+// A cell's populations by value, for a call that is not inlined (an array passed by address would go to local memory).
+template <class L, class T>
+HOPSIM_HD CellPopulations<L, T> fromArray(const T* f) {
+  CellPopulations<L, T> out;
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) out.f[i] = f[i];
+  return out;
+}
+
+// The ring stores of one level's plane by a cell on the plane of a wrapped inlet or outlet face (openWrapFaces(): the
+// box runs as periodic along that axis, the face pass's ghost values in the slots of the opposite face's cells, as
+// wrapOpenGhosts() leaves a state; the levels do it for themselves): its post-collision populations `f`, rounded to
+// the stored type, except those that the opposite face's ghost values displace (displacedLink()), then its own ghost
+// values (storeFaceValues()'s, from the rounded populations, as the face pass reads a stored state) into the
+// displaced slots of the cell across the seam, the tile cell `acrossT` (-1: not in the tile). `s2`, `s3`: the
+// plane's ring slots (the kernel's). Not inlined: only the face cells' threads pay for it.
+template <class L, class S, class T>
+HOPSIM_HD_NOINLINE void ringFaceStores(const DomainParams<T>& p, S* level, int cells, int t, int acrossT, int s2,
+                                       int s3, int face, const int pos[3], const CellPopulations<L, T> post) {
+  const T* f = post.f;
+  using Store = PopulationStorage<S>;
+  constexpr int A = L::D - 1;
+  T fs[L::Q];
+  int planes = 0;
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) {
+    const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
+    S stored;
+    Store::write(&stored, f[i]);
+    fs[i] = Store::read(&stored);
+    if (!displacedLink<L>(p, face, pos, i)) level[(planes + slot) * cells + t] = stored;
+    planes += marchSlots<L>(i);
+  }
+  if (acrossT < 0) return;
+  T rho, u[3];
+  postCollisionMoments<L>(fs, p.collision.force, rho, u);
+  // Axes picked by compares, as in storeFaceValues().
+  const int normal = face >> 1, inward = (face & 1) ? -1 : 1, plane = p.facePlane(face ^ 1);
+  const int g[3] = {pos[0] - (normal == 0 ? inward : 0), pos[1] - (normal == 1 ? inward : 0),
+                    pos[2] - (normal == 2 ? inward : 0)};
+  const int across[3] = {normal == 0 ? plane : pos[0], normal == 1 ? plane : pos[1], normal == 2 ? plane : pos[2]};
+  planes = 0;
+HOPSIM_UNROLL
+  for (int i = 0; i < L::Q; ++i) {
+    const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
+    const int along = normal == 0 ? L::c(i, 0) : (normal == 1 ? L::c(i, 1) : (L::D == 3 ? L::c(i, 2) : 0));
+    if (along == inward && displacedLink<L>(p, face ^ 1, across, i))
+      Store::write(level + (planes + slot) * cells + acrossT, ghostFromInner<L>(p, face, i, g, fs[i], rho, u));
+    planes += marchSlots<L>(i);
+  }
+}
+
 // One thread's part of its block's column (temporalStepKernel below runs it on the GPU). `ctx` gives thread() (the
 // index in the block), block(a) (the block's index along grid axis a), shared() (the block's dynamic shared memory,
 // MarchTile::smemBytes), barrier() (the block's, or the cluster's where Cy > 1: every thread reaches each one) and,
@@ -146,15 +199,19 @@ HOPSIM_HD int wrapIndex(int v, int n) {
 // wallLinks(), from the cell's own opposite population of the level before) or neither (kCellSkip: solid cells,
 // never pulled from, neither computed nor stored); there must be no other class (inlet and outlet cells, curved
 // cells). `takeWalls` false (one step per launch only): the wall cells are left to the boundary kernel, as in the
-// steps that compute obstacle forces.
+// steps that compute obstacle forces. Open (`wrapped`, openWrapFaces()): inlet and outlet faces on an axis across the
+// tile (x, or y in 3-D; one block per column), whose cells are bulk or wall cells of `cls`: `src` holds the face
+// pass's ghost values in the displaced slots of the opposite face's cells (wrapOpenGhosts()), and each level below
+// K does the same in its ring (ringFaceStores()); the stored level K is the plain state. (Only the host tests run
+// this variant so far: the GPU's launches are Open = false.)
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
 #endif
-template <class L, class S, int K, int Cy, int Terms, bool Walls, class Ctx>
+template <class L, class S, int K, int Cy, int Terms, bool Walls, bool Open, class Ctx>
 HOPSIM_HD void temporalColumn(const Ctx& ctx, const DomainParams<typename PopulationStorage<S>::Arith>& p,
                               const S* __restrict__ src, S* __restrict__ dst, int segment,
                               const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags,
-                              bool takeWalls) {
+                              bool takeWalls, unsigned wrapped) {
   using G = MarchTile<L, K, S, Cy, Walls>;
   using Store = PopulationStorage<S>;
   using T = typename Store::Arith;
@@ -177,6 +234,16 @@ HOPSIM_HD void temporalColumn(const Ctx& ctx, const DomainParams<typename Popula
   const int z1 = z0 + segment < nA ? z0 + segment : nA;  // this block stores planes [z0, z1)
   const bool storesCell = tx >= G::haloX && tx < G::x - G::haloX && ox < p.n[0] &&
                           (L::D == 2 || (row >= G::haloY && row < G::rows - G::haloY && oy < p.n[1]));
+  // A cell on a plane of the wrapped faces: its face, and the tile cell across the seam (-1: none in the tile).
+  int openFace = -1, acrossT = -1;
+  if (Open && wrapped) {
+    const int axis = (wrapped & 3u) ? 0 : 1, at = axis == 0 ? x : y, inward = at == 0 ? 1 : -1;
+    const int tileAt = (axis == 0 ? tx : row) - inward, tileSize = axis == 0 ? G::x : G::rows;
+    if (at == 0 || at == p.n[axis] - 1) {
+      openFace = 2 * axis + (at == 0 ? 0 : 1);
+      if (tileAt >= 0 && tileAt < tileSize) acrossT = t - inward * (axis == 0 ? 1 : G::x);
+    }
+  }
   const Index n = static_cast<Index>(p.cells);
   const auto cursor = [&](int plane) {
     const int a = wrapIndex(plane, nA);
@@ -224,20 +291,25 @@ HOPSIM_UNROLL
 HOPSIM_UNROLL
   for (int l = 0; l < K; ++l) states[l] = CellState(kCellBulk) << kClassShift;
   // With Walls, a wall cell's own populations with c_A = -1 of level l - 1 on level l's plane, for level l's bounced
-  // links: level l - 1 overwrites them in its ring (with the next plane's, which the level above pulls) in the
-  // iteration where level l reads them, so the cell's thread reads them into `held` first, after level l - 1's
-  // collision (level l - 1 has read its own by then) and before its ring write. They are there: this thread computed
-  // level l - 1 of that plane in the iteration before (a wall cell at level l is one at level l - 1, whose region
-  // contains level l's), and only this thread writes its cell's slots, so no barrier orders the read.
-  T held[marchDownPopulations<L>()];
-  const auto hold = [&](const S* level, CellState state) {
+  // links: in the iteration where level l reads them, level l - 1 overwrites them in its ring (with the next plane's,
+  // which the level above pulls), so the cell's thread reads them into `held` first. They are there: this thread
+  // computed level l - 1 of that plane in the iteration before (a wall cell at level l is one at level l - 1, whose
+  // region contains level l's). Without Open only this thread writes its cell's slots, and it reads them in level
+  // l - 1's phase, after the collision there (which consumed the buffer) and before its own ring write: one buffer.
+  // With Open the cell across the seam writes ghost values into those slots in that same phase, so the read moves to
+  // the phase before (between two barriers: level l - 2's, or level K's of the iteration before for l = 2), where no
+  // thread writes that ring, into held[l % 2] after what that phase consumes of the same buffer: two buffers.
+  T held[Open ? 2 : 1][marchDownPopulations<L>()];
+  const auto heldOf = [&](int l) -> T* { return held[Open ? l % 2 : 0]; };
+  const auto hold = [&](T* into, int fromLevel, CellState state) {
     if (!isWallCell(classOf(state))) return;
+    const S* level = ring + static_cast<std::size_t>(fromLevel - 1) * G::levelPlanes * G::cells;
     const unsigned bounce = bouncedOf(state);
     int planes = 0, d = 0;  // running sums: the unrolled loop folds them to constants
 HOPSIM_UNROLL
     for (int i = 0; i < L::Q; ++i) {
       if (L::c(i, A) < 0) {
-        if ((bounce >> opposite(i)) & 1u) held[d] = Store::read(level + planes * G::cells + t);  // slot 0
+        if ((bounce >> opposite(i)) & 1u) into[d] = Store::read(level + planes * G::cells + t);  // slot 0
         ++d;
       }
       planes += marchSlots<L>(i);
@@ -269,7 +341,8 @@ HOPSIM_UNROLL
         T rho, u[3];
         collideWith<L, Terms>(f, p.collision, rho, u);
       }
-      if constexpr (Walls && K > 1) hold(ring, states[1]);  // for level 2
+      if constexpr (Walls && Open && K > 2) hold(heldOf(3), 2, states[2 < K ? 2 : K - 1]);  // level 2's, for level 3
+      if constexpr (Walls && !Open && K > 1) hold(heldOf(2), 1, states[1]);  // level 1's output, for level 2
       if (computes) {
         if constexpr (K == 1) {
           if (storesCell) {
@@ -279,12 +352,17 @@ HOPSIM_UNROLL
           }
         } else {
           const int s2 = r % 2, s3 = r % 3;  // ring slots of plane r (relative to the segment's first plane)
-          int planes = 0;  // population planes before i (a running sum: the unrolled loop folds it to constants)
+          if (Open && openFace >= 0) {
+            const int a = wrapIndex(j, nA), pos[3] = {x, L::D == 3 ? y : a, L::D == 3 ? a : 0};
+            ringFaceStores<L, S>(p, ring, G::cells, t, acrossT, s2, s3, openFace, pos, fromArray<L>(f));
+          } else {
+            int planes = 0;  // population planes before i (a running sum: the unrolled loop folds it to constants)
 HOPSIM_UNROLL
-          for (int i = 0; i < L::Q; ++i) {
-            const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
-            Store::write(ring + (planes + slot) * G::cells + t, f[i]);
-            planes += marchSlots<L>(i);
+            for (int i = 0; i < L::Q; ++i) {
+              const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
+              Store::write(ring + (planes + slot) * G::cells + t, f[i]);
+              planes += marchSlots<L>(i);
+            }
           }
         }
       }
@@ -331,7 +409,7 @@ HOPSIM_UNROLL
             int before = 0, down = 0;  // o is a constant once this loop is unrolled: so are these sums
 HOPSIM_UNROLL
             for (int m = 0; m < o; ++m) before += marchSlots<L>(m), down += L::c(m, A) < 0 ? 1 : 0;
-            f[i] = L::c(o, A) < 0 ? held[down]
+            f[i] = L::c(o, A) < 0 ? heldOf(l)[down]
                                   : Store::read(from + (before + (L::c(o, A) == 0 ? p2 : q3)) * G::cells + t);
           }
           addMovingWallTerms<L>(p, cursor(j - (l - 1)), movingOf(states[l - 1]), f);
@@ -339,19 +417,31 @@ HOPSIM_UNROLL
         T rho, u[3];
         collideWith<L, Terms>(f, p.collision, rho, u);
       }
-      if constexpr (Walls) {
-        if (l < K) hold(ring + static_cast<std::size_t>(l - 1) * G::levelPlanes * G::cells, states[l]);
+      // This level has read its held values. Without Open: this level's output for level l + 1 (before its ring
+      // write below). With Open, in the phase before level l + 1's: level l + 1's output for level l + 2, and at l = K
+      // level 1's output of this iteration for level 2 of the next.
+      if constexpr (Walls && !Open) {
+        if (l < K) hold(heldOf(l + 1), l, states[l < K ? l : K - 1]);
+      }
+      if constexpr (Walls && Open) {
+        if (l + 2 <= K) hold(heldOf(l + 2), l + 1, states[l + 1 < K ? l + 1 : K - 1]);
+        if (l == K) hold(heldOf(2), 1, states[0]);
       }
       if (computes) {
         if (l < K) {  // for level l + 1, whose held values were read above
           S* to = ring + static_cast<std::size_t>(l - 1) * G::levelPlanes * G::cells;
           const int s2 = plane % 2, s3 = plane % 3;
-          int planes = 0;
+          if (Open && openFace >= 0) {
+            const int a = wrapIndex(j - (l - 1), nA), pos[3] = {x, L::D == 3 ? y : a, L::D == 3 ? a : 0};
+            ringFaceStores<L, S>(p, to, G::cells, t, acrossT, s2, s3, openFace, pos, fromArray<L>(f));
+          } else {
+            int planes = 0;
 HOPSIM_UNROLL
-          for (int i = 0; i < L::Q; ++i) {
-            const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
-            Store::write(to + (planes + slot) * G::cells + t, f[i]);
-            planes += marchSlots<L>(i);
+            for (int i = 0; i < L::Q; ++i) {
+              const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
+              Store::write(to + (planes + slot) * G::cells + t, f[i]);
+              planes += marchSlots<L>(i);
+            }
           }
         } else {
           const int a = wrapIndex(j - (K - 1), nA);
@@ -400,7 +490,8 @@ __global__ void __launch_bounds__(MarchTile<L, K, S, Cy, Walls>::cells, MarchTil
                        const S* __restrict__ src, S* __restrict__ dst, int segment,
                        const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags, bool takeWalls) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // the Hopper backend only runs on 9.0 and newer
-  temporalColumn<L, S, K, Cy, Terms, Walls>(TemporalDeviceContext<Cy>{}, p, src, dst, segment, cls, flags, takeWalls);
+  temporalColumn<L, S, K, Cy, Terms, Walls, false>(TemporalDeviceContext<Cy>{}, p, src, dst, segment, cls, flags,
+                                                   takeWalls, 0u);
 #endif
 }
 #endif

@@ -7,8 +7,9 @@
 // without walls) and boxes with walls, a moving wall and solid cells (its wall variant: a wall cell's own
 // populations read from its ring slots or held in registers), D2Q9 and D3Q19, FP32 and FP16 storage, 1, 2 and 4
 // steps per launch, several tiles across the box and segments along the march axis; on the periodic D3Q19 box also
-// at 2 steps in clusters of 4 and 8 blocks (a cluster's blocks run at once, reading each other's shared memory).
-// Runs without a GPU ([cuda-host]).
+// at 2 steps in clusters of 4 and 8 blocks (a cluster's blocks run at once, reading each other's shared memory);
+// and the column's Open variant on boxes with wrapped inlet and outlet faces (below). Runs without a GPU
+// ([cuda-host]).
 #if HOPSIM_WITH_CUDA
 #include <barrier>
 #include <cstdio>
@@ -51,9 +52,9 @@ struct HostBlockContext {
 
 // One launch of K steps from `src` into `dst`: the grid TemporalBulk::planLaunch() makes for segments of `segment`
 // planes, cluster after cluster (a block where Cy = 1), each cluster's threads at once.
-template <class L, class S, int K, int Cy, bool Walls, int Terms>
+template <class L, class S, int K, int Cy, bool Walls, bool Open, int Terms>
 void temporalLaunch(const DomainParams<float>& p, const S* src, S* dst, const std::uint8_t* cls,
-                    const std::uint8_t* flags, int segment) {
+                    const std::uint8_t* flags, int segment, unsigned wrapped) {
   using G = MarchTile<L, K, S, Cy, Walls>;
   constexpr int A = L::D - 1;
   const int tilesX = (p.n[0] + G::outX - 1) / G::outX;
@@ -72,7 +73,7 @@ void temporalLaunch(const DomainParams<float>& p, const S* src, S* dst, const st
               const int by = ty * Cy + rank;
               const HostBlockContext ctx{
                   t, {bx, L::D == 3 ? by : sgm, L::D == 3 ? sgm : 0}, rank, smem.data(), G::smemBytes, &sync};
-              temporalColumn<L, S, K, Cy, Terms, Walls>(ctx, p, src, dst, segment, cls, flags, true);
+              temporalColumn<L, S, K, Cy, Terms, Walls, Open>(ctx, p, src, dst, segment, cls, flags, true, wrapped);
             });
         for (std::thread& th : threads) th.join();
       }
@@ -82,26 +83,42 @@ void temporalLaunch(const DomainParams<float>& p, const S* src, S* dst, const st
 // by clusters of Cy blocks; `what` names the case.
 template <class L, class S, int K, int Cy = 1>
 void checkSteps(const LbmSetup& s, int segment, const std::string& what) {
-  HostCellUpdateRunner<L, S> ref(s, false, /*wallsInBulk=*/true);
-  const std::vector<S> src = ref.populations();
+  // Inlet and outlet faces wrapped, as CudaLbm does where openWrapFaces() allows it (KernelPlan::openWrap).
+  HostCellUpdateRunner<L, S> ref(s, false, /*wallsInBulk=*/true, /*openMoments=*/true, /*openInBulk=*/false,
+                                 /*openWrap=*/true);
+  std::vector<S> src = ref.populations();
   std::vector<S> dst = src;
   const DomainParams<float> p = convertDomain<float>(s.domain);
+  const unsigned wrapped = ref.wrappedFaces();
+  const unsigned n32 = static_cast<unsigned>(s.flags.size());
+  if (wrapped) {  // the state as the launch reads it: the face pass, then its ghost values wrapped
+    OpenFaceMoments<float> m = openFaceLayout(p);
+    std::vector<float> values(4 * m.slots), ghosts(L::Q * m.slots);
+    m.values = values.data();
+    m.ghosts = ghosts.data();
+    const TwoLatticeStep<L, S, unsigned> reads{src.data(), dst.data(), n32};
+    for (long long k = 0; k < m.slots; ++k) storeOpenMoments<L>(p, s.flags.data(), reads, m, k);
+    for (long long k = 0; k < m.slots; ++k) wrapOpenGhosts<L>(p, m, src.data(), n32, k);
+  }
   REQUIRE(!p.collision.smagorinsky);
   REQUIRE(!p.collision.regularized);
   const bool walls = ref.cellsOfClass(kCellBulk) != static_cast<long long>(s.flags.size());
   const bool forced = collisionTerms(p.collision) == kGuoTerms;
-  const auto launch = [&]<bool Walls>() {
-    if (forced) temporalLaunch<L, S, K, Cy, Walls, kGuoTerms>(p, src.data(), dst.data(), ref.classes().data(),
-                                                             s.flags.data(), segment);
-    else temporalLaunch<L, S, K, Cy, Walls, 0>(p, src.data(), dst.data(), ref.classes().data(), s.flags.data(),
-                                               segment);
+  const auto launch = [&]<bool Walls, bool Open>() {
+    if (forced) temporalLaunch<L, S, K, Cy, Walls, Open, kGuoTerms>(p, src.data(), dst.data(), ref.classes().data(),
+                                                                   s.flags.data(), segment, wrapped);
+    else temporalLaunch<L, S, K, Cy, Walls, Open, 0>(p, src.data(), dst.data(), ref.classes().data(),
+                                                     s.flags.data(), segment, wrapped);
   };
   if constexpr (Cy > 1) {
     REQUIRE(!walls);  // the clusters run boxes whose every cell is bulk
-    launch.template operator()<false>();
+    REQUIRE(!wrapped);
+    launch.template operator()<false, false>();
   } else {
-    if (walls) launch.template operator()<true>();
-    else launch.template operator()<false>();
+    if (walls && wrapped) launch.template operator()<true, true>();
+    else if (walls) launch.template operator()<true, false>();
+    else if (wrapped) launch.template operator()<false, true>();
+    else launch.template operator()<false, false>();
   }
   ref.advance(K, false);
   const std::vector<S>& want = ref.populations();
@@ -120,6 +137,7 @@ void checkSteps(const LbmSetup& s, int segment, const std::string& what) {
     }
   }
   INFO(what << ", " << K << " steps per launch, clusters of " << Cy << ", segments of " << segment << " planes, "
+            << (wrapped ? "inlet and outlet wrapped, " : "")
             << (walls ? "wall variant" : "every cell bulk") << ": " << differing << " of " << fluid * L::Q
             << " populations differ, by up to " << largest);
   CHECK(fluid > 0);
@@ -194,5 +212,32 @@ TEST_CASE("Hopper temporal kernel run on host threads equals the per-cell update
                        "  y-: {type: wall}\n  y+: {type: wall}\n  z-: {type: wall}\n  z+: {type: wall}\n"
                        "initial: {density: 1.0, velocity: [0.01, 0.002, -0.001]}\n",
                    "D3Q19 duct, body force");
+}
+
+// Inlet and outlet faces wrapped into the opposite face (openWrapFaces(); the face pass's ghost values in the slots
+// of the opposite face's cells, each level's computed and wrapped in its ring): a parabolic velocity inlet and a
+// pressure outlet with walls, a moving wall, an inflow at an angle, a body force and obstacles four cells from the
+// faces; a D2Q9 channel two tiles wide (the tiles' seam and the faces' in different blocks); D3Q19 with the faces
+// across x (a periodic y) and across y.
+TEST_CASE("Hopper temporal kernel run on host threads with wrapped inlet and outlet faces equals the per-cell update",
+          "[unit][lbm][cuda-host][hopper-host]") {
+  checkBoth<D2Q9>(openFacesYaml("D2Q9", "single", /*onPlanes=*/false), "D2Q9 open faces");
+  checkBoth<D2Q9>(caseYaml("D2Q9", "single", "trt", Flow::Channel), "D2Q9 channel with a cylinder");
+  checkBoth<D2Q9>(header("D2Q9", "trt") +
+                      "domain: {cells: [260, 16]}\nboundaries:\n"
+                      "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
+                      "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: wall}\n"
+                      "obstacles:\n  - {name: block, shape: box, min: [244, 5], max: [256, 9]}\n"
+                      "initial: {density: 1.0, velocity: [0.03, 0.002]}\n",
+                  "D2Q9 channel two tiles wide");
+  checkBoth<D3Q19>(openFacesYaml("D3Q19", "single", /*onPlanes=*/false), "D3Q19 open faces across x");
+  checkBoth<D3Q19>(caseYaml("D3Q19", "single", "bgk", Flow::Channel), "D3Q19 channel with a sphere");
+  checkBoth<D3Q19>(header("D3Q19", "trt") +
+                       "domain: {cells: [12, 20, 10], periodic: [z]}\nboundaries:\n"
+                       "  y-: {type: velocity_inlet, profile: parabolic, velocity: [0, 0.04, 0]}\n"
+                       "  y+: {type: pressure_outlet, density: 1.0}\n  x-: {type: wall}\n"
+                       "  x+: {type: moving_wall, velocity: [0, 0.02, 0.01]}\n"
+                       "initial: {density: 1.0, velocity: [0.002, 0.03, 0]}\n",
+                   "D3Q19 channel with the faces across y");
 }
 #endif
