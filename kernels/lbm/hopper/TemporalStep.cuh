@@ -137,26 +137,18 @@ HOPSIM_HD int wrapIndex(int v, int n) {
   return r < 0 ? r + n : r;
 }
 
-// A cell's populations by value, for a call that is not inlined (an array passed by address would go to local memory).
-template <class L, class T>
-HOPSIM_HD CellPopulations<L, T> fromArray(const T* f) {
-  CellPopulations<L, T> out;
-HOPSIM_UNROLL
-  for (int i = 0; i < L::Q; ++i) out.f[i] = f[i];
-  return out;
-}
-
 // The ring stores of one level's plane by a cell on the plane of a wrapped inlet or outlet face (openWrapFaces(): the
 // box runs as periodic along that axis, the face pass's ghost values in the slots of the opposite face's cells, as
 // wrapOpenGhosts() leaves a state; the levels do it for themselves): its post-collision populations `f`, rounded to
 // the stored type, except those that the opposite face's ghost values displace (displacedLink()), then its own ghost
 // values (storeFaceValues()'s, from the rounded populations, as the face pass reads a stored state) into the
 // displaced slots of the cell across the seam, the tile cell `acrossT` (-1: not in the tile). `s2`, `s3`: the
-// plane's ring slots (the kernel's). Not inlined: only the face cells' threads pay for it.
+// plane's ring slots (the kernel's). Inlined: as a call (HOPSIM_HD_NOINLINE) its arguments and the caller's live
+// values spilled more (ptxas, the D2Q9 FP32 4-step wall kernel with it: 144 B at 4 blocks per SM against 52 B
+// inlined; at 3 blocks, 28 B against none).
 template <class L, class S, class T>
-HOPSIM_HD_NOINLINE void ringFaceStores(const DomainParams<T>& p, S* level, int cells, int t, int acrossT, int s2,
-                                       int s3, int face, const int pos[3], const CellPopulations<L, T> post) {
-  const T* f = post.f;
+HOPSIM_HD void ringFaceStores(const DomainParams<T>& p, S* level, int cells, int t, int acrossT, int s2, int s3,
+                              int face, const int pos[3], const T* f) {
   using Store = PopulationStorage<S>;
   constexpr int A = L::D - 1;
   T fs[L::Q];
@@ -354,7 +346,7 @@ HOPSIM_UNROLL
           const int s2 = r % 2, s3 = r % 3;  // ring slots of plane r (relative to the segment's first plane)
           if (Open && openFace >= 0) {
             const int a = wrapIndex(j, nA), pos[3] = {x, L::D == 3 ? y : a, L::D == 3 ? a : 0};
-            ringFaceStores<L, S>(p, ring, G::cells, t, acrossT, s2, s3, openFace, pos, fromArray<L>(f));
+            ringFaceStores<L, S>(p, ring, G::cells, t, acrossT, s2, s3, openFace, pos, f);
           } else {
             int planes = 0;  // population planes before i (a running sum: the unrolled loop folds it to constants)
 HOPSIM_UNROLL
@@ -433,7 +425,7 @@ HOPSIM_UNROLL
           const int s2 = plane % 2, s3 = plane % 3;
           if (Open && openFace >= 0) {
             const int a = wrapIndex(j - (l - 1), nA), pos[3] = {x, L::D == 3 ? y : a, L::D == 3 ? a : 0};
-            ringFaceStores<L, S>(p, to, G::cells, t, acrossT, s2, s3, openFace, pos, fromArray<L>(f));
+            ringFaceStores<L, S>(p, to, G::cells, t, acrossT, s2, s3, openFace, pos, f);
           } else {
             int planes = 0;
 HOPSIM_UNROLL
