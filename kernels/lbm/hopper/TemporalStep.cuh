@@ -307,6 +307,23 @@ HOPSIM_UNROLL
       planes += marchSlots<L>(i);
     }
   };
+  // A level's post-collision populations of global plane `plane` (`rel` relative to the segment's first plane, whose
+  // ring slots they take) into its ring `level`; a cell on a wrapped face plane through ringFaceStores().
+  const auto storePlane = [&](S* level, int plane, int rel, const T* f) {
+    const int s2 = rel % 2, s3 = rel % 3;
+    if (Open && openFace >= 0) {
+      const int a = wrapIndex(plane, nA), pos[3] = {x, L::D == 3 ? y : a, L::D == 3 ? a : 0};
+      ringFaceStores<L, S>(p, level, G::cells, t, acrossT, s2, s3, openFace, pos, f);
+      return;
+    }
+    int planes = 0;  // population planes before i (a running sum: the unrolled loop folds it to constants)
+HOPSIM_UNROLL
+    for (int i = 0; i < L::Q; ++i) {
+      const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
+      Store::write(level + (planes + slot) * G::cells + t, f[i]);
+      planes += marchSlots<L>(i);
+    }
+  };
   const int jEnd = z1 + (K - 1);
   if constexpr (Walls) classAhead = cls[cursor(z0 - (K - 1)).self];
   if constexpr (G::prefetch) pullPlane(z0 - (K - 1));
@@ -343,19 +360,7 @@ HOPSIM_UNROLL
             for (int i = 0; i < L::Q; ++i) Store::write(dst + (static_cast<Index>(i) * n + self), f[i]);
           }
         } else {
-          const int s2 = r % 2, s3 = r % 3;  // ring slots of plane r (relative to the segment's first plane)
-          if (Open && openFace >= 0) {
-            const int a = wrapIndex(j, nA), pos[3] = {x, L::D == 3 ? y : a, L::D == 3 ? a : 0};
-            ringFaceStores<L, S>(p, ring, G::cells, t, acrossT, s2, s3, openFace, pos, f);
-          } else {
-            int planes = 0;  // population planes before i (a running sum: the unrolled loop folds it to constants)
-HOPSIM_UNROLL
-            for (int i = 0; i < L::Q; ++i) {
-              const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
-              Store::write(ring + (planes + slot) * G::cells + t, f[i]);
-              planes += marchSlots<L>(i);
-            }
-          }
+          storePlane(ring, j, r, f);
         }
       }
     }
@@ -421,20 +426,7 @@ HOPSIM_UNROLL
       }
       if (computes) {
         if (l < K) {  // for level l + 1, whose held values were read above
-          S* to = ring + static_cast<std::size_t>(l - 1) * G::levelPlanes * G::cells;
-          const int s2 = plane % 2, s3 = plane % 3;
-          if (Open && openFace >= 0) {
-            const int a = wrapIndex(j - (l - 1), nA), pos[3] = {x, L::D == 3 ? y : a, L::D == 3 ? a : 0};
-            ringFaceStores<L, S>(p, to, G::cells, t, acrossT, s2, s3, openFace, pos, f);
-          } else {
-            int planes = 0;
-HOPSIM_UNROLL
-            for (int i = 0; i < L::Q; ++i) {
-              const int ca = L::c(i, A), slot = ca < 0 ? 0 : (ca == 0 ? s2 : s3);
-              Store::write(to + (planes + slot) * G::cells + t, f[i]);
-              planes += marchSlots<L>(i);
-            }
-          }
+          storePlane(ring + static_cast<std::size_t>(l - 1) * G::levelPlanes * G::cells, j - (l - 1), plane, f);
         } else {
           const int a = wrapIndex(j - (K - 1), nA);
           const Index self = L::D == 3 ? (static_cast<Index>(a) * static_cast<Index>(p.n[1]) + static_cast<Index>(y)) *
