@@ -307,6 +307,30 @@ wallrings)
   run wr_circle 60 $B bench/lbm_d2q9_4096_single.yaml \
     --set "obstacles=[{name: circle, shape: circle, center: [2048, 2048], radius: 20}]" --kernels portable,hopper \
     --repeats 5 --json "$R/wr_circle.json" ;;
+openchannel)
+  # Issue 14: the temporal kernel's Open variant (inlet and outlet faces across x wrapped, their ghost values computed
+  # inside the levels; D2Q9 at 4 steps, 3 blocks per SM) and the wall variant at 4 blocks per SM: every [hopper] test
+  # (walls and channels against portable, the planner's refusals), memcheck and racecheck on the small cases, then
+  # the 2-D cavity and the 2-D channel with a cylinder (8192 x 1024) against the portable kernels, two rounds, the
+  # channel in FP16 storage and the periodic box with a circle, synccheck, and ncu of the channel's launches.
+  run oc_tests 240 $T "[hopper]"
+  run oc_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run oc_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]"
+  for round in 1 2; do
+    run "oc_cavity2d_single_$round" 60 $B bench/lbm_cavity2d_4096_single.yaml --kernels portable,hopper \
+      --repeats 5 --json "$R/oc_cavity2d_single_$round.json"
+    run "oc_channel2d_single_$round" 60 $B bench/lbm_channel2d_cylinder_single.yaml --kernels portable,hopper \
+      --repeats 5 --json "$R/oc_channel2d_single_$round.json"
+  done
+  run oc_channel2d_half 60 $B bench/lbm_channel2d_cylinder_single.yaml --set precision=half \
+    --kernels portable,hopper --repeats 5 --json "$R/oc_channel2d_half.json"
+  run oc_circle 60 $B bench/lbm_d2q9_4096_single.yaml \
+    --set "obstacles=[{name: circle, shape: circle, center: [2048, 2048], radius: 20}]" --kernels portable,hopper \
+    --repeats 5 --json "$R/oc_circle.json"
+  run oc_synccheck 120 compute-sanitizer --tool synccheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run ncu_oc_channel2d 90 ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
+    --section WarpStateStats -k regex:"temporal|openMoments|wrapGhosts" -c 3 $B \
+    bench/lbm_channel2d_cylinder_single.yaml --kernels hopper --steps 8 --repeats 1 ;;
 mpihbench)
   # Issue 19's figures under MPS, `--kernels portable,hopper` in one process per rank count, two rounds: D2Q9 FP32
   # 4096^2 periodic (the temporal kernel, ghost layers 4 deep), D3Q19 FP32 256^3 periodic at 2 steps per launch,

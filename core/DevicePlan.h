@@ -46,11 +46,12 @@ struct KernelPlan {
   // storage on 3-D lattices with 32-bit indices only (the kernel is compiled for that case). Off unless asked: it
   // measured slower (LbmKernelPlanner.cpp, openInBulkMeasuredFaster).
   bool openInBulk = false;
-  // With openMoments, the portable bulk update one cell per thread and an inlet and an outlet on the two faces of
-  // one axis: the face pass also writes each face's ghost values into the slots of the opposite face's cells that a
-  // face cell's link pulls through the wrap, so that the inlet and outlet cells are bulk or wall cells of the bulk
-  // kernel's pass (openWrapFaces(), kernels/lbm/cuda/CellUpdate.cuh; the backend checks the geometry). On where it
-  // measured faster (LbmKernelPlanner.cpp, openWrapMeasuredFaster: 3-D lattices).
+  // With openMoments, the portable bulk update one cell per thread (or the temporal kernel) and an inlet and an
+  // outlet on the two faces of one axis: the face pass also writes each face's ghost values into the slots of the
+  // opposite face's cells that a face cell's link pulls through the wrap, so that the inlet and outlet cells are bulk
+  // or wall cells of the bulk kernel's pass (openWrapFaces(), kernels/lbm/LbmBackend.h; the backend checks the
+  // geometry). On where it measured faster (LbmKernelPlanner.cpp, openWrapMeasuredFaster: 3-D lattices), and for
+  // the temporal kernel, which runs inlets and outlets only so.
   bool openWrap = false;
   // With openWrap and wallsInBulk: the bulk kernel's face cells store the face pass's values of the state it writes
   // and write their ghost values into it (keepFaceCell(), kernels/lbm/cuda/CellUpdate.cuh), so that a step after a

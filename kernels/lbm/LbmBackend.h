@@ -75,6 +75,44 @@ inline bool hasOpenFaces(const LbmSetup& s) {
   return false;
 }
 
+// The inlet and outlet faces whose ghost values the CUDA face pass can hand to the bulk kernel through the opposite
+// face's cells (a bit per face, as CellCursor::outside; 0: none). A face cell's link across its face alone pulls,
+// through the cursor's wrap, the slot of the cell on the opposite face that holds a population leaving the box there
+// (no update of the box reads it: a bounce reads a cell's own slots only where its link crosses a wall, and the
+// interpolated links read populations that point into the box). wrapOpenGhosts() writes the ghost value there once
+// the face pass has stored it, so that gather()'s rule for such a link (ghostFromFacePass(): the stored value where
+// the face cell is fluid) is one bulk load, and inlet and outlet cells become bulk or wall cells (classifyCell()).
+// Where it holds: one rank; both faces of one axis inlets or outlets, no other open face (a link across two open
+// faces keeps gather()); every cell on those two planes fluid and none with interpolated links, so that every ghost
+// value such a link reads is the stored one. (The planner asks it too: the temporal kernel runs such faces only.)
+inline unsigned openWrapFaces(const LbmSetup& s) {
+  const DomainParams<double>& p = s.domain;
+  if (p.hasGhosts()) return 0;
+  int axis = -1;
+  for (int a = 0; a < 3; ++a) {
+    if (!p.isOpen(2 * a) && !p.isOpen(2 * a + 1)) continue;
+    if (axis >= 0 || !p.isOpen(2 * a) || !p.isOpen(2 * a + 1)) return 0;
+    axis = a;
+  }
+  if (axis < 0 || p.n[axis] < 2) return 0;  // one cell long: the two planes would be one
+  const int t1 = axis == 0 ? 1 : 0, t2 = axis == 2 ? 1 : 2;
+  for (const int plane : {0, p.n[axis] - 1})
+    for (int b = 0; b < p.n[t2]; ++b)
+      for (int a = 0; a < p.n[t1]; ++a) {
+        int at[3];
+        at[axis] = plane;
+        at[t1] = a;
+        at[t2] = b;
+        if (s.flags[static_cast<std::size_t>(p.index(at[0], at[1], at[2]))] != kFluid) return 0;
+      }
+  const long long nxy = static_cast<long long>(p.n[0]) * p.n[1];
+  for (const long long cell : s.curved.cells) {
+    const long long at[3] = {cell % p.n[0], (cell / p.n[0]) % p.n[1], cell / nxy};
+    if (at[axis] == 0 || at[axis] == p.n[axis] - 1) return 0;
+  }
+  return 3u << (2 * axis);
+}
+
 // Why the CUDA backend's in-place layout cannot run this setup exactly, or empty where it can: inlet and outlet
 // ghost nodes read the full population set of a neighbouring cell, and interpolated bounce-back a population of the
 // cell downstream, while that cell updates it in place. (The cpu backend runs inlets and outlets in place, its

@@ -39,15 +39,25 @@ bool bounded(const LbmSetup& s) {
 }
 
 // Why the temporal kernel cannot run `s` at `steps` steps per launch, or empty where it can: bulk cells and wall
-// cells (walls, moving walls and solid cells bounce back inside its levels), no inlet, outlet or interpolated
-// bounce-back, and 32-bit population indices. A box split over MPI ranks runs it with ghost layers `steps` cells
-// deep, exchanged after each launch: each rank must own at least as many cells along a split axis (its neighbours'
-// ghost layers are its own cells); one step per launch is left to the cluster kernel, whose shell-first step
-// overlaps the exchange.
+// cells (walls, moving walls and solid cells bounce back inside its levels), no interpolated bounce-back, and 32-bit
+// population indices. Inlet and outlet faces only where the face pass can wrap their ghost values into the
+// opposite face (openWrapFaces(): their cells are then bulk or wall cells), and at more than one step per launch
+// only across x on D2Q9 at 4 steps (the kernel's Open variant, which computes those ghost values inside its levels;
+// the march axis is y). A box split over MPI ranks runs it with ghost layers `steps` cells deep, exchanged after
+// each launch: each rank must own at least as many cells along a split axis (its neighbours' ghost layers are its
+// own cells); one step per launch is left to the cluster kernel, whose shell-first step overlaps the exchange.
 std::string temporalRefusal(const LbmSetup& s, int steps) {
   if (!hopperKernelsBuilt(s.lattice, s.precision))
     return fmt::format("no temporal kernel is built for {} {}", toString(s.lattice), toString(s.precision));
-  if (hasOpenFaces(s)) return "it has inlet or outlet faces";
+  if (hasOpenFaces(s)) {
+    const unsigned wrapped = openWrapFaces(s);
+    if (!wrapped)
+      return "its inlet and outlet faces cannot be wrapped (an inlet or outlet on both faces of one axis only, "
+             "their cells fluid and without interpolated links, one rank)";
+    if (steps > 1 && !(s.lattice == LatticeKind::D2Q9 && steps == 4 && wrapped == 3u))
+      return fmt::format("inlet and outlet faces at {} steps per launch (they run at 4 steps across x on D2Q9, "
+                         "or at one step)", steps);
+  }
   if (!s.curved.cells.empty()) return "it has obstacles with interpolated bounce-back";
   double cells = 1;  // the box with its ghost layers as deep as the kernel needs
   for (int a = 0; a < 3; ++a) {
@@ -79,10 +89,12 @@ std::string temporalRefusal(const LbmSetup& s, int steps) {
 // decomposed run on 2 ranks (63,012 vs 46,944) and 1.36x on 4 (54,885 vs 40,417). With the collision in pair form
 // (2026-12-05, docs/performance.md, "The collision in pair form"): the periodic box 127,669 vs 53,090 (2.40x), the
 // cavity 79,858 vs 53,030 (1.51x); FP16 storage's cavity still slower (78,739 vs 82,021), D3Q19's cavity too (k = 1
-// 23,661 vs 25,092, k = 2 17,968 vs 25,080).
+// 23,661 vs 25,092, k = 2 17,968 vs 25,080). Boxes with inlet and outlet faces (the kernel's Open variant) keep the
+// portable kernels until it is measured.
 bool hopperMeasuredFaster(const LbmSetup& s, const KernelPlan& k, int cc) {
   return cc >= 9 && s.lattice == LatticeKind::D2Q9 && s.precision == Precision::Single &&
-         k.layout == StreamingLayout::TwoLattice && temporalRefusal(s, autoTemporalSteps(s.lattice)).empty();
+         k.layout == StreamingLayout::TwoLattice && !hasOpenFaces(s) &&
+         temporalRefusal(s, autoTemporalSteps(s.lattice)).empty();
 }
 
 void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
@@ -125,7 +137,10 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
   }
   k.bulk = BulkUpdate::HopperTemporal;
   k.wallsInBulk = bounded(s);  // the kernel's wall variant takes them, in every step without obstacle forces
-  k.openInBulk = k.openWrap = k.keepFaces = false;
+  // Inlet and outlet faces: the face pass, its ghost values wrapped into the opposite face (the face cells bulk or
+  // wall cells of the kernel's pass), before every launch.
+  k.openMoments = k.openWrap = hasOpenFaces(s);
+  k.openInBulk = k.keepFaces = false;
   k.stepsPerLaunch = steps;
   const int cluster = o.temporalCluster;
   const bool clusters = dimensionsOf(s.lattice) == 3 && k.stepsPerLaunch == 2 && !k.wallsInBulk;

@@ -26,6 +26,7 @@ struct BulkTarget {
   std::string deviceName;
   int multiProcessors = 0;
   const std::uint8_t* flags = nullptr;  // the cells' flags (the backend's array, filled before the bulk update is made)
+  unsigned wrapped = 0;  // the inlet and outlet faces wrapped into the opposite face's cells (openWrapFaces(); 0: none)
 
   // The access of one step from the state of `parity`, for index type Index: f[parity] to f[parity ^ 1] with two
   // lattices, the AA state `parity` of f[0] in place.

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "kernels/lbm/StreamCollide.h"
 #include "kernels/lbm/cuda/StreamingAccess.cuh"
@@ -481,46 +480,6 @@ HOPSIM_HD void storeOpenMoments(const DomainParams<T>& p, const std::uint8_t* fl
 HOPSIM_UNROLL
   for (int i = 0; i < L::Q; ++i) f[i] = acc.post(i, c.self, c);
   storeFaceValues<L>(p, m, face, slot, c.pos, f);
-}
-
-// The inlet and outlet faces whose ghost values the face pass can hand to the bulk kernel through the opposite
-// face's cells (a bit per face, as CellCursor::outside; 0: none). A face cell's link across its face alone pulls,
-// through the cursor's wrap, the slot of the cell on the opposite face that holds a population leaving the box there
-// (no update of the box reads it: a bounce reads a cell's own slots only where its link crosses a wall, and the
-// interpolated links read populations that point into the box). wrapOpenGhosts() writes the ghost value there once
-// the face pass has stored it, so that gather()'s rule for such a link (ghostFromFacePass(): the stored value where
-// the face cell is fluid) is one bulk load, and inlet and outlet cells become bulk or wall cells (classifyCell()).
-// Where it holds: one rank; both faces of one axis inlets or outlets, no other open face (a link across two open
-// faces keeps gather()); every cell on those two planes fluid and none with interpolated links (`curved`: their cells'
-// indices), so that every ghost value such a link reads is the stored one.
-template <class T>
-unsigned openWrapFaces(const DomainParams<T>& p, const std::uint8_t* flags, const std::vector<long long>& curved) {
-  if (p.hasGhosts()) return 0;
-  const OpenFaceMoments<T> layout = openFaceLayout(p);
-  const auto open = [&](int face) { return layout.first[face] >= 0; };
-  int axis = -1;
-  for (int a = 0; a < 3; ++a) {
-    if (!open(2 * a) && !open(2 * a + 1)) continue;
-    if (axis >= 0 || !open(2 * a) || !open(2 * a + 1)) return 0;
-    axis = a;
-  }
-  if (axis < 0 || p.n[axis] < 2) return 0;  // one cell long: the two planes would be one
-  const int t1 = axis == 0 ? 1 : 0, t2 = axis == 2 ? 1 : 2;
-  for (const int plane : {0, p.n[axis] - 1})
-    for (int b = 0; b < p.n[t2]; ++b)
-      for (int a = 0; a < p.n[t1]; ++a) {
-        int at[3];
-        at[axis] = plane;
-        at[t1] = a;
-        at[t2] = b;
-        if (flags[p.index(at[0], at[1], at[2])] != kFluid) return 0;
-      }
-  const long long nxy = static_cast<long long>(p.n[0]) * p.n[1];
-  for (const long long cell : curved) {
-    const long long at[3] = {cell % p.n[0], (cell / p.n[0]) % p.n[1], cell / nxy};
-    if (at[axis] == 0 || at[axis] == p.n[axis] - 1) return 0;
-  }
-  return 3u << (2 * axis);
 }
 
 // After the face pass of a step (storeOpenMoments(), every slot): the ghost values stored for the cell of `slot`

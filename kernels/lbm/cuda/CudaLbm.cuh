@@ -73,9 +73,10 @@ class CudaLbm final : public LbmBackend {
     forces_.zero(stream_.get());
     HOPSIM_CUDA_CHECK(cudaMemcpyAsync(flags_.get(), s.flags.data(), n, cudaMemcpyHostToDevice, stream_.get()));
     // The face pass hands the inlet and outlet cells' ghost values to the bulk kernel through the opposite face
-    // where the plan asks for it (KernelPlan::openWrap: the portable bulk update, one cell per thread, with the face
-    // pass) and the geometry allows it.
-    if (plan_.openWrap) wrapped_ = openWrapFaces(p_, s.flags.data(), s.curved.cells);
+    // where the plan asks for it (KernelPlan::openWrap: the portable bulk update one cell per thread, or the
+    // temporal kernel, with the face pass) and the geometry allows it.
+    if (plan_.openWrap) wrapped_ = openWrapFaces(s);
+    target_.wrapped = wrapped_;
     if (wide_) classify<unsigned long long>(cls_.get(), wrapped_);
     else classify<unsigned>(cls_.get(), wrapped_);
     // Ghost layers as deep as the temporal kernel's steps per launch: its launches of k steps compute the ghost cells'
@@ -969,10 +970,12 @@ class CudaLbm final : public LbmBackend {
   }
 
   // `steps` steps without forces from the state of `parity` in one launch: one step, or the bulk update's
-  // stepsPerLaunch() where every cell is bulk (no boundary cells).
+  // stepsPerLaunch() (the temporal kernel: its box has bulk and wall cells only, the inlet and outlet cells among
+  // them where their faces are wrapped, whose face pass and copy of the ghost values come first).
   void enqueueLaunch(cudaStream_t st, int parity, int steps) const {
-    if (steps == 1) enqueueStep(st, parity, nullptr);
-    else bulk_->enqueue(st, parity, boxCls_.size() ? boxCls_.get() : cls_.get(), steps);
+    if (steps == 1) return enqueueStep(st, parity, nullptr);
+    if (wrapped_) launchOpenMoments(st, parity);
+    bulk_->enqueue(st, parity, boxCls_.size() ? boxCls_.get() : cls_.get(), steps);
   }
 
   // Steps without forces: whole graphs of graphSteps steps (an even number of launches of k steps, so that a graph

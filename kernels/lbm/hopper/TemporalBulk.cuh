@@ -25,12 +25,15 @@ class TemporalBulk final : public BulkStep<L, S> {
  public:
   // plan.stepsPerLaunch (1, 2 or 4) and plan.temporalCluster (4 or 8 only for 3-D lattices at 2 steps), settled
   // and checked against the case by the planner. A box with walls, moving walls or solid cells (not every owned cell
-  // bulk) runs the kernel's wall variant: its wall cells bounce back inside the levels; the planner leaves out boxes
-  // with inlet, outlet or curved cells. Split over ranks, the k-step launches get every cell's class, ghosts included
-  // (their lower levels are computed too).
+  // bulk) runs the kernel's wall variant: its wall cells bounce back inside the levels; so does a box with wrapped
+  // inlet and outlet faces (target.wrapped: their cells are bulk or wall cells), whose 4-step launches (D2Q9) run
+  // the Open variant: the faces' ghost values computed and wrapped inside the levels. The planner leaves out boxes
+  // with other inlets or outlets, and with curved cells. Split over ranks, the k-step launches get every cell's
+  // class, ghosts included (their lower levels are computed too).
   TemporalBulk(const BulkTarget<L, S>& target, const KernelPlan& plan)
       : t_(target), steps_(plan.stepsPerLaunch),
-        cluster_(L::D == 3 && plan.stepsPerLaunch == 2 ? plan.temporalCluster : 1), walls_(!target.everyCellBulk) {
+        cluster_(L::D == 3 && plan.stepsPerLaunch == 2 ? plan.temporalCluster : 1),
+        walls_(!target.everyCellBulk || target.wrapped), open_(target.wrapped != 0 && steps_ > 1) {
     if (t_.inPlace || t_.wide)
       throw std::logic_error("the temporal kernel runs two lattices and 32-bit indices (the planner's job)");
     if (walls_ && cluster_ > 1)
@@ -40,11 +43,17 @@ class TemporalBulk final : public BulkStep<L, S> {
         throw std::logic_error("temporal kernel: ghost layers shallower than its steps per launch (the solver's job)");
     if (steps_ != 1 && steps_ != 2 && steps_ != 4)
       throw std::logic_error("temporal kernel: " + std::to_string(steps_) + " steps per launch");
+    if (open_ && (L::D != 2 || steps_ != 4 || (target.wrapped & 3u) != 3u))
+      throw std::logic_error("temporal kernel: wrapped inlet and outlet faces across x, at 4 steps per launch on "
+                             "D2Q9 or one step (the planner's job)");
     if (plan.temporalCluster > 1 && cluster_ == 1)
       throw std::logic_error("temporal kernel: clusters only for the 3-D lattices at 2 steps per launch");
     if (walls_) {
       if (steps_ == 2) planLaunch<2, 1, true>();
-      if (steps_ == 4) planLaunch<4, 1, true>();
+      if constexpr (L::D == 2) {
+        if (steps_ == 4 && open_) planLaunch<4, 1, true, true>();
+      }
+      if (steps_ == 4 && !open_) planLaunch<4, 1, true>();
       planLaunch<1, 1, true>(/*describe=*/steps_ == 1);
     } else {
       if (steps_ == 1) planLaunch<1, 1>();
@@ -70,6 +79,9 @@ class TemporalBulk final : public BulkStep<L, S> {
       if (k == 1) return launch<1, 1, true>(st, parity, cls, false);
       if (k == steps_ && (k == 2 || k == 4)) {
         if (k == 2) return launch<2, 1, true>(st, parity, cls, true);
+        if constexpr (L::D == 2) {
+          if (open_) return launch<4, 1, true, true>(st, parity, cls, true);
+        }
         return launch<4, 1, true>(st, parity, cls, true);
       }
     } else {
@@ -98,9 +110,9 @@ class TemporalBulk final : public BulkStep<L, S> {
   std::string description() const override { return description_; }
 
  private:
-  template <int K, int Cy, int Terms, bool Walls>
+  template <int K, int Cy, int Terms, bool Walls, bool Open = false>
   static auto kernel() {
-    return &temporalStepKernel<L, S, K, Cy, Terms, Walls>;
+    return &temporalStepKernel<L, S, K, Cy, Terms, Walls, Open>;
   }
 
   template <int K, int Cy, bool Walls = false>
@@ -123,12 +135,12 @@ class TemporalBulk final : public BulkStep<L, S> {
   // The launch of the K-step kernel: the case's instantiation allowed its shared memory, the segment length along
   // the march axis chosen for the fewest plane-iterations per SM (waves of resident tiles x planes per tile, the
   // K - 1 planes of lead-in and lead-out on each side counted).
-  template <int K, int Cy, bool Walls = false>
+  template <int K, int Cy, bool Walls = false, bool Open = false>
   void planLaunch(bool describe = true) {
     using G = MarchTile<L, K, S, Cy, Walls>;
     const auto& p = t_.p;
-    decltype(kernel<K, Cy, 0, Walls>()) k = nullptr;
-    withCollisionTerms(p, [&]<int Terms>() { k = kernel<K, Cy, Terms, Walls>(); });
+    decltype(kernel<K, Cy, 0, Walls, Open>()) k = nullptr;
+    withCollisionTerms(p, [&]<int Terms>() { k = kernel<K, Cy, Terms, Walls, Open>(); });
     HOPSIM_CUDA_CHECK(
         cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(G::smemBytes)));
     const int a = L::D - 1;
@@ -166,8 +178,11 @@ class TemporalBulk final : public BulkStep<L, S> {
                   "(%dx%d stored per column), %s, segments of %d planes, %d blocks per SM, %zu KB shared memory per "
                   "block",
                   K, K > 1 ? "s" : "",
-                  Walls ? "walls and solid cells bounced back inside the levels" : "every cell bulk", G::x, G::rows,
-                  "xyz"[a], G::outX, G::outY,
+                  !Walls ? "every cell bulk"
+                  : Open ? "walls and solid cells bounced back inside the levels, the wrapped inlet and outlet faces' "
+                           "ghost values computed in them"
+                         : "walls and solid cells bounced back inside the levels",
+                  G::x, G::rows, "xyz"[a], G::outX, G::outY,
                   Cy > 1 ? ("clusters of " + std::to_string(Cy) + " blocks of " + std::to_string(G::x) + "x" +
                             std::to_string(G::y) + " cells sharing levels over DSMEM").c_str()
                          : "one block per column",
@@ -176,7 +191,7 @@ class TemporalBulk final : public BulkStep<L, S> {
   }
 
   // `cls` and `takeWalls`: the wall variant's cell classes and whether its wall cells are updated (Walls only).
-  template <int K, int Cy, bool Walls = false>
+  template <int K, int Cy, bool Walls = false, bool Open = false>
   void launch(cudaStream_t st, int parity, const std::uint8_t* cls = nullptr, bool takeWalls = false) const {
     const March& m = march_[K == 4 ? 2 : K - 1];
     const S* src = t_.f[parity];
@@ -184,8 +199,8 @@ class TemporalBulk final : public BulkStep<L, S> {
     withCollisionTerms(t_.p, [&]<int Terms>() {
       cudaLaunchAttribute attr{};
       const cudaLaunchConfig_t cfg = launchConfig<K, Cy, Walls>(m.grid, st, attr);
-      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel<K, Cy, Terms, Walls>(), t_.p, src, dst, m.segment, cls,
-                                           t_.flags, takeWalls));
+      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel<K, Cy, Terms, Walls, Open>(), t_.p, src, dst, m.segment, cls,
+                                           t_.flags, takeWalls, t_.wrapped));
       HOPSIM_CUDA_CHECK_LAUNCH("temporalStepKernel");
     });
   }
@@ -198,7 +213,8 @@ class TemporalBulk final : public BulkStep<L, S> {
   BulkTarget<L, S> t_;
   int steps_;            // steps per launch
   int cluster_;          // blocks per cluster of the 2-step 3-D kernel (1: no cluster)
-  bool walls_;           // the wall variant: walls, moving walls or solid cells in the box
+  bool walls_;           // the wall variant: walls, moving walls or solid cells, or wrapped faces, in the box
+  bool open_;            // its k-step launches compute the wrapped faces' ghost values in the levels (Open)
   March march_[3];       // launches for K = 1, 2, 4
   std::string description_;
 };

@@ -1,7 +1,7 @@
 // Temporal blocking for the Hopper LBM backend: K time steps per launch for boxes whose every cell is bulk
 // (periodic on every axis, no solids) or, in the kernel's wall variant, bulk or a wall cell (walls, moving walls and
-// solid cells bounce back inside the levels; no curved cells, and no inlets or outlets except, in the column's Open
-// variant that only the host tests run so far, faces wrapped as openWrapFaces() wraps them), two lattices; the
+// solid cells bounce back inside the levels; no curved cells, and no inlets or outlets except, in the Open variant
+// (D2Q9 at 4 steps on the GPU), faces wrapped as openWrapFaces() wraps them), two lattices; the
 // results are those of K single steps to round-off (the same collide(), which nvcc contracts into fused multiply-adds
 // a little differently inside this kernel; bitwise on the host).
 // A box split over MPI ranks runs it with ghost layers K cells deep on its split faces, refreshed after each launch:
@@ -125,6 +125,15 @@ struct MarchTile {
   static_assert(smemBytes <= 227 * 1024, "the intermediate levels do not fit in shared memory");
 };
 
+// Resident blocks per SM asked of the compiler: the tile's, at most 3 with Open (wrapped inlet and outlet faces),
+// whose face cells' ring stores at 4 blocks (64 registers) spilled 52 B a thread in the D2Q9 FP32 4-step kernel and
+// none at 3 (79 registers; ptxas, nvcc 13.0, 2026-12-05).
+template <class L, int K, class S, int Cy, bool Walls, bool Open>
+constexpr int temporalBlocksPerSm() {
+  constexpr int tile = MarchTile<L, K, S, Cy, Walls>::blocksPerSm;
+  return Open && tile > 3 ? 3 : tile;
+}
+
 // The lattices and storage types the temporal kernel is built for (HopperSupport.h, which the planner asks), at
 // K = 1, 2, 4.
 template <class L, class S>
@@ -194,8 +203,8 @@ HOPSIM_UNROLL
 // steps that compute obstacle forces. Open (`wrapped`, openWrapFaces()): inlet and outlet faces on an axis across the
 // tile (x, or y in 3-D; one block per column), whose cells are bulk or wall cells of `cls`: `src` holds the face
 // pass's ghost values in the displaced slots of the opposite face's cells (wrapOpenGhosts()), and each level below
-// K does the same in its ring (ringFaceStores()); the stored level K is the plain state. (Only the host tests run
-// this variant so far: the GPU's launches are Open = false.)
+// K does the same in its ring (ringFaceStores()); the stored level K is the plain state. (At K = 1 there is no ring
+// and the variant equals Open = false: the GPU's single steps run that.)
 #ifdef __CUDACC__
 #pragma nv_exec_check_disable
 #endif
@@ -467,15 +476,18 @@ struct TemporalDeviceContext {
 
 // Launch: blocks of MarchTile::cells threads (1-D); grid (ceil(nx / outX), Cy ceil(ny / outY), ceil(nz / segment))
 // in 3-D, (ceil(nx / outX), ceil(ny / segment), 1) in 2-D, clusters of (1, Cy, 1) blocks where Cy > 1;
-// MarchTile::smemBytes of dynamic shared memory.
-template <class L, class S, int K, int Cy, int Terms, bool Walls = false>
-__global__ void __launch_bounds__(MarchTile<L, K, S, Cy, Walls>::cells, MarchTile<L, K, S, Cy, Walls>::blocksPerSm)
+// MarchTile::smemBytes of dynamic shared memory. Open (wrapped inlet and outlet faces, `wrapped`: temporalColumn())
+// asks the compiler for temporalBlocksPerSm() blocks per SM.
+template <class L, class S, int K, int Cy, int Terms, bool Walls = false, bool Open = false>
+__global__ void __launch_bounds__(MarchTile<L, K, S, Cy, Walls>::cells,
+                                  (temporalBlocksPerSm<L, K, S, Cy, Walls, Open>()))
     temporalStepKernel(const __grid_constant__ DomainParams<typename PopulationStorage<S>::Arith> p,
                        const S* __restrict__ src, S* __restrict__ dst, int segment,
-                       const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags, bool takeWalls) {
+                       const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags, bool takeWalls,
+                       unsigned wrapped) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // the Hopper backend only runs on 9.0 and newer
-  temporalColumn<L, S, K, Cy, Terms, Walls, false>(TemporalDeviceContext<Cy>{}, p, src, dst, segment, cls, flags,
-                                                   takeWalls, 0u);
+  temporalColumn<L, S, K, Cy, Terms, Walls, Open>(TemporalDeviceContext<Cy>{}, p, src, dst, segment, cls, flags,
+                                                  takeWalls, wrapped);
 #endif
 }
 #endif

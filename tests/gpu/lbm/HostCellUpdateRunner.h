@@ -44,7 +44,7 @@ class HostCellUpdateRunner final : public LbmBackend {
       open_.ghosts = openGhosts_.data();
       // As CudaLbm: the ghost values wrapped into the opposite face where the geometry allows it, and a second set
       // of face values where the bulk pass keeps them.
-      if (openWrap && !openInBulk_) wrapped_ = openWrapFaces(p_, flags_.data(), s.curved.cells);
+      if (openWrap && !openInBulk_) wrapped_ = openWrapFaces(s);
       keepFaces_ = keepFaces && wrapped_ && wallsInBulk_;
       kept_ = open_;
       if (keepFaces_) {

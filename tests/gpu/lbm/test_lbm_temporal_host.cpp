@@ -115,9 +115,10 @@ void checkSteps(const LbmSetup& s, int segment, const std::string& what) {
     REQUIRE(!wrapped);
     launch.template operator()<false, false>();
   } else {
-    if (walls && wrapped) launch.template operator()<true, true>();
+    // One step with wrapped faces runs without Open, as the GPU's single steps do (no ring: the same update).
+    if (walls && wrapped && K > 1) launch.template operator()<true, true>();
     else if (walls) launch.template operator()<true, false>();
-    else if (wrapped) launch.template operator()<false, true>();
+    else if (wrapped && K > 1) launch.template operator()<false, true>();
     else launch.template operator()<false, false>();
   }
   ref.advance(K, false);

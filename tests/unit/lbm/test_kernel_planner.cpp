@@ -249,13 +249,38 @@ TEST_CASE("LBM kernel plan: the Hopper temporal kernel on boxes with walls and s
     CHECK(plan.lbm.stepsPerLaunch == 4);
     CHECK(plan.lbm.wallsInBulk);
   }
-  // Inlet and outlet faces, interpolated bounce-back: the cluster kernel; an explicit step count is an error.
-  for (const Flow flow : {Flow::Channel, Flow::Curved}) {
-    INFO(flowName(flow));
-    const LbmSetup s = buildSetup(parseCase(caseYaml("D2Q9", "single", "trt", flow)));
-    CHECK(hopperPlan(s).lbm.bulk == BulkUpdate::HopperCluster);
-    DeviceOverrides two;
-    two.hopperSteps = 2;
+  // Inlet and outlet faces across x: the wall variant at 4 steps per launch (its Open variant) after the face pass
+  // and the copy of its ghost values into the opposite face; 2 steps per launch is an error; auto keeps the portable
+  // kernels until the variant is measured.
+  DeviceOverrides two;
+  two.hopperSteps = 2;
+  {
+    const LbmSetup s = buildSetup(parseCase(caseYaml("D2Q9", "single", "trt", Flow::Channel)));
+    const KernelPlan k = hopperPlan(s).lbm;
+    CHECK(k.bulk == BulkUpdate::HopperTemporal);
+    CHECK(k.stepsPerLaunch == 4);
+    CHECK(k.wallsInBulk);
+    CHECK(k.openMoments);
+    CHECK(k.openWrap);
+    CHECK(!k.openInBulk);
+    CHECK(!k.keepFaces);
+    CHECK_THROWS_AS(hopperPlan(s, KernelVariant::Hopper, two), InputError);
+    CHECK(hopperPlan(s, KernelVariant::Auto).kernels == KernelVariant::Portable);
+    // D3Q19: one step per launch (its default), 2 asked is an error.
+    const LbmSetup d3 = buildSetup(parseCase(caseYaml("D3Q19", "single", "trt", Flow::Channel)));
+    CHECK(hopperPlan(d3).lbm.bulk == BulkUpdate::HopperTemporal);
+    CHECK(hopperPlan(d3).lbm.stepsPerLaunch == 1);
+    CHECK_THROWS_AS(hopperPlan(d3, KernelVariant::Hopper, two), InputError);
+  }
+  // Faces that cannot be wrapped (obstacles on the inlet and outlet planes), interpolated bounce-back: the cluster
+  // kernel; an explicit step count is an error.
+  for (const std::string& yaml :
+       {openFacesYaml("D2Q9", "single", /*onPlanes=*/true), caseYaml("D2Q9", "single", "trt", Flow::Curved)}) {
+    INFO(yaml);
+    const LbmSetup s = buildSetup(parseCase(yaml));
+    const KernelPlan k = hopperPlan(s).lbm;
+    CHECK(k.bulk == BulkUpdate::HopperCluster);
+    CHECK(!k.openWrap);
     CHECK_THROWS_AS(hopperPlan(s, KernelVariant::Hopper, two), InputError);
   }
   // auto: the wall variant where it measured faster (D2Q9 FP32, on a Hopper GPU; a machine without a GPU knows no
