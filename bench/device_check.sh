@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/usr/local/cuda/bin:$PATH OMP_NUM_THREADS=2 NCCL_NVLS_ENABLE=0
 F=${OUT:?}
-R=/tmp/gpu-out
+R=${LOGS:-/tmp/gpu-out}  # LOGS=$OUT/logs: the logs come back even where the call is stopped at its limit
 DEADLINE=${DEADLINE:-540}
 rm -rf "$R" && mkdir -p "$R"
 t0=$SECONDS
@@ -309,28 +309,37 @@ wallrings)
     --repeats 5 --json "$R/wr_circle.json" ;;
 openchannel)
   # Issue 14: the temporal kernel's Open variant (inlet and outlet faces across x wrapped, their ghost values computed
-  # inside the levels; D2Q9 at 4 steps, 3 blocks per SM) and the wall variant at 4 blocks per SM: every [hopper] test
-  # (walls and channels against portable, the planner's refusals), memcheck and racecheck on the small cases, then
-  # the 2-D cavity and the 2-D channel with a cylinder (8192 x 1024) against the portable kernels, two rounds, the
-  # channel in FP16 storage and the periodic box with a circle, synccheck, and ncu of the channel's launches.
+  # inside the levels; D2Q9 at 4 steps; the seam tiles' blocks on shorter segments) at 3 and 4 blocks per SM
+  # (HOPSIM_HOPPER_OPEN_BLOCKS), and the wall variant at 4: every [hopper] test (walls and channels against portable,
+  # the planner's refusals), the 2-D cavity and the 2-D channel with a cylinder (8192 x 1024) against the portable
+  # kernels, the channel in FP16 storage, memcheck and racecheck on the small cases, ncu of the channel's launches
+  # (the SMs' active cycles, mean and most, against the elapsed: the seam tiles' balance), a second round of the
+  # benchmarks, the periodic box with a circle, synccheck.
   run oc_tests 240 $T "[hopper]"
-  run oc_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[hopper-sanitize]"
-  run oc_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]"
-  for round in 1 2; do
-    run "oc_cavity2d_single_$round" 60 $B bench/lbm_cavity2d_4096_single.yaml --kernels portable,hopper \
-      --repeats 5 --json "$R/oc_cavity2d_single_$round.json"
-    run "oc_channel2d_single_$round" 60 $B bench/lbm_channel2d_cylinder_single.yaml --kernels portable,hopper \
-      --repeats 5 --json "$R/oc_channel2d_single_$round.json"
-  done
+  oc() { run "oc_cavity2d_single_$1" 60 $B bench/lbm_cavity2d_4096_single.yaml --kernels portable,hopper \
+           --repeats 5 --json "$R/oc_cavity2d_single_$1.json"
+         run "oc_channel2d_single_$1" 60 $B bench/lbm_channel2d_cylinder_single.yaml --kernels portable,hopper \
+           --repeats 5 --json "$R/oc_channel2d_single_$1.json"
+         run "oc_channel2d_single_b4_$1" 60 env HOPSIM_HOPPER_OPEN_BLOCKS=4 $B \
+           bench/lbm_channel2d_cylinder_single.yaml --kernels hopper --repeats 5 \
+           --json "$R/oc_channel2d_single_b4_$1.json"; }
+  oc 1
   run oc_channel2d_half 60 $B bench/lbm_channel2d_cylinder_single.yaml --set precision=half \
     --kernels portable,hopper --repeats 5 --json "$R/oc_channel2d_half.json"
+  run oc_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "[hopper-sanitize]"
+  run oc_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "[hopper-sanitize]"
+  balance=gpu__time_duration.sum,sm__cycles_active.avg,sm__cycles_active.max,sm__cycles_elapsed.max
+  balance+=,dram__bytes_read.sum,dram__bytes_write.sum,launch__registers_per_thread
+  for b in 3 4; do
+    run "ncu_oc_channel2d_b$b" 60 env HOPSIM_HOPPER_OPEN_BLOCKS=$b ncu --clock-control none --metrics $balance \
+      -k regex:"temporal|openMoments|wrapGhosts" -c 3 $B bench/lbm_channel2d_cylinder_single.yaml --kernels hopper \
+      --steps 8 --repeats 1
+  done
+  oc 2
   run oc_circle 60 $B bench/lbm_d2q9_4096_single.yaml \
     --set "obstacles=[{name: circle, shape: circle, center: [2048, 2048], radius: 20}]" --kernels portable,hopper \
     --repeats 5 --json "$R/oc_circle.json"
-  run oc_synccheck 120 compute-sanitizer --tool synccheck --error-exitcode 1 $T "[hopper-sanitize]"
-  run ncu_oc_channel2d 90 ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
-    --section WarpStateStats -k regex:"temporal|openMoments|wrapGhosts" -c 3 $B \
-    bench/lbm_channel2d_cylinder_single.yaml --kernels hopper --steps 8 --repeats 1 ;;
+  run oc_synccheck 120 compute-sanitizer --tool synccheck --error-exitcode 1 $T "[hopper-sanitize]" ;;
 mpihbench)
   # Issue 19's figures under MPS, `--kernels portable,hopper` in one process per rank count, two rounds: D2Q9 FP32
   # 4096^2 periodic (the temporal kernel, ghost layers 4 deep), D3Q19 FP32 256^3 periodic at 2 steps per launch,
@@ -1200,7 +1209,7 @@ if [ -n "${PACK:-}" ] && [ -z "${PREBUILT:-}" ]; then
     cp build/hopsim build/tests/hopsim_tests build/tests/hopsim_mpi_tests build/hopsim_voxelize_bench prebuilt/ &&
     strip prebuilt/* 2>/dev/null; tar czf "$F/prebuilt.tgz" prebuilt && ls -l "$F/prebuilt.tgz"
 fi
-tar czf "$F/session.tgz" -C /tmp gpu-out
+tar czf "$F/session.tgz" -C "$(dirname "$R")" "$(basename "$R")"
 cat "$R/status.txt"
 grep -h -E "test cases|assertions|FAILED" "$R"/*_tests.log "$R"/mpi_gpu_4.log "$R"/arch_mpi*.log 2>/dev/null | tail -16
 grep -h -E "PASS|FAIL" "$R/nist_cuda.log" 2>/dev/null | tail -4

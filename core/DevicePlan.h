@@ -79,6 +79,10 @@ struct KernelPlan {
   TileLoad tileLoad = TileLoad::Auto;
   int stepsPerLaunch = 1;   // HopperTemporal: 1, 2 or 4
   int temporalCluster = 1;  // HopperTemporal: blocks per cluster (4 or 8 only for 3-D lattices at 2 steps)
+  // HopperTemporal with wrapped inlet and outlet faces (its Open variant, D2Q9 at 4 steps): resident blocks per SM
+  // asked of the compiler, 3 (76-80 registers, no spills) or 4 (64 registers, spills); not measured against each
+  // other yet (LbmKernelPlanner.cpp).
+  int temporalOpenBlocks = 3;
   std::string note;         // what the plan did not do that was asked for, e.g. "in-place layout not used: ..."
 };
 
@@ -106,6 +110,7 @@ struct DeviceOverrides {
   lbm::TileLoad tileLoad = lbm::TileLoad::Auto;  // HOPSIM_HOPPER_TILE_LOAD=tma|plain|auto
   int hopperSteps = kStepsAuto;          // HOPSIM_HOPPER_STEPS=1|2|4|auto|off
   int temporalCluster = 0;               // HOPSIM_HOPPER_TEMPORAL_CLUSTER=1|4|8
+  int temporalOpenBlocks = 0;            // HOPSIM_HOPPER_OPEN_BLOCKS=3|4
   bool skipHalo = false;                 // HOPSIM_LBM_SKIP_HALO=1: decomposed runs without the exchange (wrong results)
   int cpuCellsPerThread = -1;            // HOPSIM_CPU_CELLS_PER_THREAD=N (LbmSetup::cellsPerThread; -1: not set)
   int mdThreadsPerAtom = 0;              // HOPSIM_MD_THREADS_PER_ATOM=1|2|4|8|16|32 (EngineConfig::forceThreadsPerAtom)

@@ -74,6 +74,7 @@ DeviceOverrides readDeviceOverrides() {
   if (const int k = choiceFrom("HOPSIM_HOPPER_STEPS", {"1", "2", "4", "auto", "off"}, -1); k >= 0)
     o.hopperSteps = steps[k];
   o.temporalCluster = integerFrom("HOPSIM_HOPPER_TEMPORAL_CLUSTER", 0, 8);
+  if (const int b = choiceFrom("HOPSIM_HOPPER_OPEN_BLOCKS", {"3", "4"}, -1); b >= 0) o.temporalOpenBlocks = 3 + b;
   o.skipHalo = choiceFrom("HOPSIM_LBM_SKIP_HALO", {"0", "1"}, 0) == 1;
   if (environment("HOPSIM_CPU_CELLS_PER_THREAD"))
     o.cpuCellsPerThread = integerFrom("HOPSIM_CPU_CELLS_PER_THREAD", 0, 1 << 30);
@@ -142,7 +143,8 @@ nlohmann::json toJson(const lbm::KernelPlan& k) {
           {"cluster_blocks", k.clusterBlocks},
           {"tile_load", toString(k.tileLoad)},
           {"steps_per_launch", k.stepsPerLaunch},
-          {"temporal_cluster", k.temporalCluster}};
+          {"temporal_cluster", k.temporalCluster},
+          {"temporal_open_blocks", k.temporalOpenBlocks}};
 }
 
 }  // namespace hopsim

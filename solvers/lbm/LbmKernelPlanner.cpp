@@ -148,6 +148,8 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
     throw InputError(fmt::format("HOPSIM_HOPPER_TEMPORAL_CLUSTER={}: clusters of 4 or 8 blocks run the 3-D lattices "
                                  "at 2 steps per launch, on boxes without walls or solid cells", cluster));
   k.temporalCluster = std::max(1, cluster);
+  // The Open variant at 3 blocks per SM, where ptxas spills nothing, unless 4 are asked for (not measured yet).
+  k.temporalOpenBlocks = o.temporalOpenBlocks ? o.temporalOpenBlocks : 3;
   // Graphs hold an even number of launches of k steps, so each leaves the current array where it found it.
   const int even = 2 * k.stepsPerLaunch;
   k.graphSteps = (k.graphSteps + even - 1) / even * even;

@@ -33,7 +33,8 @@ class TemporalBulk final : public BulkStep<L, S> {
   TemporalBulk(const BulkTarget<L, S>& target, const KernelPlan& plan)
       : t_(target), steps_(plan.stepsPerLaunch),
         cluster_(L::D == 3 && plan.stepsPerLaunch == 2 ? plan.temporalCluster : 1),
-        walls_(!target.everyCellBulk || target.wrapped), open_(target.wrapped != 0 && steps_ > 1) {
+        walls_(!target.everyCellBulk || target.wrapped), open_(target.wrapped != 0 && steps_ > 1),
+        openBlocks_(plan.temporalOpenBlocks) {
     if (t_.inPlace || t_.wide)
       throw std::logic_error("the temporal kernel runs two lattices and 32-bit indices (the planner's job)");
     if (walls_ && cluster_ > 1)
@@ -46,12 +47,15 @@ class TemporalBulk final : public BulkStep<L, S> {
     if (open_ && (L::D != 2 || steps_ != 4 || (target.wrapped & 3u) != 3u))
       throw std::logic_error("temporal kernel: wrapped inlet and outlet faces across x, at 4 steps per launch on "
                              "D2Q9 or one step (the planner's job)");
+    if (open_ && openBlocks_ != 3 && openBlocks_ != 4)
+      throw std::logic_error("temporal kernel: the Open variant at 3 or 4 blocks per SM (the planner's job)");
     if (plan.temporalCluster > 1 && cluster_ == 1)
       throw std::logic_error("temporal kernel: clusters only for the 3-D lattices at 2 steps per launch");
     if (walls_) {
       if (steps_ == 2) planLaunch<2, 1, true>();
       if constexpr (L::D == 2) {
-        if (steps_ == 4 && open_) planLaunch<4, 1, true, true>();
+        if (steps_ == 4 && open_ && openBlocks_ == 3) planLaunch<4, 1, true, 3>();
+        if (steps_ == 4 && open_ && openBlocks_ == 4) planLaunch<4, 1, true, 4>();
       }
       if (steps_ == 4 && !open_) planLaunch<4, 1, true>();
       planLaunch<1, 1, true>(/*describe=*/steps_ == 1);
@@ -80,7 +84,8 @@ class TemporalBulk final : public BulkStep<L, S> {
       if (k == steps_ && (k == 2 || k == 4)) {
         if (k == 2) return launch<2, 1, true>(st, parity, cls, true);
         if constexpr (L::D == 2) {
-          if (open_) return launch<4, 1, true, true>(st, parity, cls, true);
+          if (open_ && openBlocks_ == 3) return launch<4, 1, true, 3>(st, parity, cls, true);
+          if (open_ && openBlocks_ == 4) return launch<4, 1, true, 4>(st, parity, cls, true);
         }
         return launch<4, 1, true>(st, parity, cls, true);
       }
@@ -110,7 +115,7 @@ class TemporalBulk final : public BulkStep<L, S> {
   std::string description() const override { return description_; }
 
  private:
-  template <int K, int Cy, int Terms, bool Walls, bool Open = false>
+  template <int K, int Cy, int Terms, bool Walls, int Open = 0>
   static auto kernel() {
     return &temporalStepKernel<L, S, K, Cy, Terms, Walls, Open>;
   }
@@ -132,10 +137,10 @@ class TemporalBulk final : public BulkStep<L, S> {
     return cfg;
   }
 
-  // The launch of the K-step kernel: the case's instantiation allowed its shared memory, the segment length along
-  // the march axis chosen for the fewest plane-iterations per SM (waves of resident tiles x planes per tile, the
-  // K - 1 planes of lead-in and lead-out on each side counted).
-  template <int K, int Cy, bool Walls = false, bool Open = false>
+  // The launch of the K-step kernel: the case's instantiation allowed its shared memory, the segment lengths along
+  // the march axis from planMarchSegments(); with Open, shorter ones for the seam tiles (those holding cells of the
+  // wrapped x faces), whose planes measured about kSeamWeight times as long as the others'.
+  template <int K, int Cy, bool Walls = false, int Open = 0>
   void planLaunch(bool describe = true) {
     using G = MarchTile<L, K, S, Cy, Walls>;
     const auto& p = t_.p;
@@ -159,24 +164,21 @@ class TemporalBulk final : public BulkStep<L, S> {
     if (resident < 1) throw std::runtime_error("the temporal LBM kernel does not fit on " + t_.deviceName);
     const long long tiles = static_cast<long long>(tilesX) * tilesY;
     const int planes = p.n[a];
-    int best = planes;
-    double bestCost = 0;
-    for (int m = std::min(planes, 4 * K); m <= planes; ++m) {
-      const long long segments = (planes + m - 1) / m;
-      const long long waves = (tiles * segments + resident - 1) / resident;
-      const double cost = static_cast<double>(waves) * (m + 2 * (K - 1));
-      if (bestCost == 0 || cost < bestCost) best = m, bestCost = cost;
-    }
-    const unsigned segments = static_cast<unsigned>((planes + best - 1) / best);
+    // Seam tiles (Open, 2-D, faces across x): tile 0 and those from seamFrom on, whose cells reach x = nx - 1.
+    const int seamFrom = G::seamFrom(p.n[0]);
+    const long long seamTiles = Open && (t_.wrapped & 3u) ? 1 + std::max(0, static_cast<int>(tilesX) - seamFrom) : 0;
+    const MarchSegments m = planMarchSegments(planes, tiles, seamTiles, seamFrom, resident, K, kSeamWeight);
+    const int shortest = std::min(m.planes, m.seam);
+    const unsigned segments = static_cast<unsigned>((planes + shortest - 1) / shortest);
     const dim3 grid(tilesX, L::D == 3 ? tilesY * Cy : segments, L::D == 3 ? segments : 1);
     if (grid.y > 65535 || grid.z > 65535) throw std::runtime_error("domain too large for the temporal LBM kernel grid");
-    march_[K == 4 ? 2 : K - 1] = {grid, best};
+    march_[K == 4 ? 2 : K - 1] = {grid, m};
     if (!describe) return;
     char buf[512];
     std::snprintf(buf, sizeof buf,
                   "temporal blocking, %d step%s per launch (%s): columns of %dx%d cells marching along %c "
-                  "(%dx%d stored per column), %s, segments of %d planes, %d blocks per SM, %zu KB shared memory per "
-                  "block",
+                  "(%dx%d stored per column), %s, segments of %d planes%s, %d blocks per SM, %zu KB shared memory "
+                  "per block",
                   K, K > 1 ? "s" : "",
                   !Walls ? "every cell bulk"
                   : Open ? "walls and solid cells bounced back inside the levels, the wrapped inlet and outlet faces' "
@@ -186,12 +188,16 @@ class TemporalBulk final : public BulkStep<L, S> {
                   Cy > 1 ? ("clusters of " + std::to_string(Cy) + " blocks of " + std::to_string(G::x) + "x" +
                             std::to_string(G::y) + " cells sharing levels over DSMEM").c_str()
                          : "one block per column",
-                  best, perSm, G::smemBytes / 1024);
+                  m.planes,
+                  m.seam != m.planes ? (" (" + std::to_string(m.seam) + " in the " + std::to_string(seamTiles) +
+                                        " tiles holding the wrapped faces)").c_str()
+                                     : "",
+                  perSm, G::smemBytes / 1024);
     description_ = buf;
   }
 
   // `cls` and `takeWalls`: the wall variant's cell classes and whether its wall cells are updated (Walls only).
-  template <int K, int Cy, bool Walls = false, bool Open = false>
+  template <int K, int Cy, bool Walls = false, int Open = 0>
   void launch(cudaStream_t st, int parity, const std::uint8_t* cls = nullptr, bool takeWalls = false) const {
     const March& m = march_[K == 4 ? 2 : K - 1];
     const S* src = t_.f[parity];
@@ -199,22 +205,28 @@ class TemporalBulk final : public BulkStep<L, S> {
     withCollisionTerms(t_.p, [&]<int Terms>() {
       cudaLaunchAttribute attr{};
       const cudaLaunchConfig_t cfg = launchConfig<K, Cy, Walls>(m.grid, st, attr);
-      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel<K, Cy, Terms, Walls, Open>(), t_.p, src, dst, m.segment, cls,
-                                           t_.flags, takeWalls, t_.wrapped));
+      HOPSIM_CUDA_CHECK(cudaLaunchKernelEx(&cfg, kernel<K, Cy, Terms, Walls, Open>(), t_.p, src, dst, m.segments,
+                                           cls, t_.flags, takeWalls, t_.wrapped));
       HOPSIM_CUDA_CHECK_LAUNCH("temporalStepKernel");
     });
   }
 
   struct March {
     dim3 grid{1, 1, 1};
-    int segment = 1;
+    MarchSegments segments;
   };
+
+  // What a plane of a seam tile's block costs against another's in the Open variant: ncu of the 2-D channel's
+  // 4-step launch with equal segments (H100, 2026-12-05), its SMs active 714k of its 2,118k cycles, the blocks of the
+  // two seam tiles holding it (their face cells' ring stores and ghost values hold every barrier of the block).
+  static constexpr double kSeamWeight = 3.0;
 
   BulkTarget<L, S> t_;
   int steps_;            // steps per launch
   int cluster_;          // blocks per cluster of the 2-step 3-D kernel (1: no cluster)
   bool walls_;           // the wall variant: walls, moving walls or solid cells, or wrapped faces, in the box
   bool open_;            // its k-step launches compute the wrapped faces' ghost values in the levels (Open)
+  int openBlocks_;       // the Open variant's blocks per SM asked of the compiler (3 or 4)
   March march_[3];       // launches for K = 1, 2, 4
   std::string description_;
 };

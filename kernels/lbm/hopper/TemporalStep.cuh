@@ -46,6 +46,7 @@
 #include <cooperative_groups.h>
 #endif
 
+#include <algorithm>
 #include <cstddef>
 #include <type_traits>
 
@@ -121,17 +122,23 @@ struct MarchTile {
                      : (kThreadsPerSm / cells < kSmBytes / static_cast<int>(smemBytes + kBlockReserve)
                             ? kThreadsPerSm / cells
                             : kSmBytes / static_cast<int>(smemBytes + kBlockReserve));
+  // The first tile after tile 0 whose cells (stored or halo) reach x = nx - 1 (or beyond, wrapped): with tile 0, the
+  // seam tiles of wrapped x faces (MarchSegments).
+  static int seamFrom(int nx) {
+    const int from = (nx - haloX - 1) / outX;  // tile t's last cell is at (t + 1) outX + haloX - 1
+    return from > 1 ? from : 1;
+  }
   static_assert(outX > 0 && outY > 0, "tile too small for K steps");
   static_assert(smemBytes <= 227 * 1024, "the intermediate levels do not fit in shared memory");
 };
 
-// Resident blocks per SM asked of the compiler: the tile's, at most 3 with Open (wrapped inlet and outlet faces),
-// whose face cells' ring stores at 4 blocks (64 registers) spilled 52 B a thread in the D2Q9 FP32 4-step kernel and
-// none at 3 (79 registers; ptxas, nvcc 13.0, 2026-12-05).
-template <class L, int K, class S, int Cy, bool Walls, bool Open>
+// Resident blocks per SM asked of the compiler: the tile's, or with Open (wrapped inlet and outlet faces) at most
+// `open` (KernelPlan::temporalOpenBlocks): the face cells' ring stores at 4 blocks (64 registers) spilled 52 B a
+// thread in the D2Q9 FP32 4-step kernel and none at 3 (76-80 registers; ptxas, nvcc 13.0, 2026-12-05).
+template <class L, int K, class S, int Cy, bool Walls, int Open>
 constexpr int temporalBlocksPerSm() {
   constexpr int tile = MarchTile<L, K, S, Cy, Walls>::blocksPerSm;
-  return Open && tile > 3 ? 3 : tile;
+  return Open > 0 && tile > Open ? Open : tile;
 }
 
 // The lattices and storage types the temporal kernel is built for (HopperSupport.h, which the planner asks), at
@@ -139,6 +146,42 @@ constexpr int temporalBlocksPerSm() {
 template <class L, class S>
 constexpr bool temporalKernelBuilt() {
   return hopperKernelsBuilt(L::kind, PopulationStorage<S>::precision);
+}
+
+// The planes of the march axis each block stores: segments of `planes`, except in the seam tiles of the Open
+// variant (those whose columns hold cells of the wrapped x faces: tile 0 and the tiles from `seamFrom` on), whose
+// face cells' ring stores and ghost values hold their blocks' barriers, which take segments of `seam` planes (more
+// blocks, each shorter: TemporalBulk::planLaunch()). The grid has the larger count of segments; a block past the
+// end of its tile's segments does nothing.
+struct MarchSegments {
+  int planes = 1;
+  int seam = 1;
+  int seamFrom = 1 << 30;
+};
+
+// The segments of a launch over `tiles` columns of `planes` planes, `resident` blocks at once, K steps: the length
+// with the fewest plane-iterations per SM (waves of resident blocks x planes per block, the K - 1 planes of lead-in
+// and lead-out on each side counted). With `seamTiles` seam tiles of the Open variant (from `seamFrom` on, and tile
+// 0), whose planes cost `seamWeight` of another's, those take segments short enough that they take no longer than
+// the others where that costs fewer plane-iterations.
+inline MarchSegments planMarchSegments(int planes, long long tiles, long long seamTiles, int seamFrom, int resident,
+                                       int K, double seamWeight) {
+  const int lead = 2 * (K - 1);
+  MarchSegments best{planes, planes, seamTiles ? seamFrom : 1 << 30};
+  double bestCost = 0;
+  for (int m = planes < 4 * K ? planes : 4 * K; m <= planes; ++m) {
+    int balanced = static_cast<int>((m + lead) / seamWeight) - lead;
+    balanced = balanced < 1 ? 1 : (balanced > m ? m : balanced);
+    for (const int ms : {m, balanced}) {
+      if (!seamTiles && ms != m) continue;
+      const long long blocks = (tiles - seamTiles) * ((planes + m - 1) / m) + seamTiles * ((planes + ms - 1) / ms);
+      const long long waves = (blocks + resident - 1) / resident;
+      const double perBlock = seamTiles ? std::max<double>(m + lead, seamWeight * (ms + lead)) : m + lead;
+      const double cost = static_cast<double>(waves) * perBlock;
+      if (bestCost == 0 || cost < bestCost) best.planes = m, best.seam = ms, bestCost = cost;
+    }
+  }
+  return best;
 }
 
 HOPSIM_HD int wrapIndex(int v, int n) {
@@ -210,7 +253,7 @@ HOPSIM_UNROLL
 #endif
 template <class L, class S, int K, int Cy, int Terms, bool Walls, bool Open, class Ctx>
 HOPSIM_HD void temporalColumn(const Ctx& ctx, const DomainParams<typename PopulationStorage<S>::Arith>& p,
-                              const S* __restrict__ src, S* __restrict__ dst, int segment,
+                              const S* __restrict__ src, S* __restrict__ dst, MarchSegments segments,
                               const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags,
                               bool takeWalls, unsigned wrapped) {
   using G = MarchTile<L, K, S, Cy, Walls>;
@@ -231,7 +274,10 @@ HOPSIM_HD void temporalColumn(const Ctx& ctx, const DomainParams<typename Popula
   const int x = wrapIndex(ox, p.n[0]);
   const int y = L::D == 3 ? wrapIndex(oy, p.n[1]) : 0;
   const int nA = p.n[A];
+  const bool seam = Open && (wrapped & 3u) && (ctx.block(0) == 0 || ctx.block(0) >= segments.seamFrom);
+  const int segment = seam ? segments.seam : segments.planes;
   const int z0 = (L::D == 3 ? ctx.block(2) : ctx.block(1)) * segment;
+  if (z0 >= nA) return;  // past its tile's last segment: the whole block, before any barrier
   const int z1 = z0 + segment < nA ? z0 + segment : nA;  // this block stores planes [z0, z1)
   const bool storesCell = tx >= G::haloX && tx < G::x - G::haloX && ox < p.n[0] &&
                           (L::D == 2 || (row >= G::haloY && row < G::rows - G::haloY && oy < p.n[1]));
@@ -475,19 +521,20 @@ struct TemporalDeviceContext {
 };
 
 // Launch: blocks of MarchTile::cells threads (1-D); grid (ceil(nx / outX), Cy ceil(ny / outY), ceil(nz / segment))
-// in 3-D, (ceil(nx / outX), ceil(ny / segment), 1) in 2-D, clusters of (1, Cy, 1) blocks where Cy > 1;
-// MarchTile::smemBytes of dynamic shared memory. Open (wrapped inlet and outlet faces, `wrapped`: temporalColumn())
-// asks the compiler for temporalBlocksPerSm() blocks per SM.
-template <class L, class S, int K, int Cy, int Terms, bool Walls = false, bool Open = false>
+// in 3-D, (ceil(nx / outX), ceil(ny / segment), 1) in 2-D (segment: the shorter of MarchSegments' two), clusters of
+// (1, Cy, 1) blocks where Cy > 1;
+// MarchTile::smemBytes of dynamic shared memory. Open > 0: temporalColumn()'s Open variant (wrapped inlet and
+// outlet faces, `wrapped`) with at most Open blocks per SM asked of the compiler (temporalBlocksPerSm()).
+template <class L, class S, int K, int Cy, int Terms, bool Walls = false, int Open = 0>
 __global__ void __launch_bounds__(MarchTile<L, K, S, Cy, Walls>::cells,
                                   (temporalBlocksPerSm<L, K, S, Cy, Walls, Open>()))
     temporalStepKernel(const __grid_constant__ DomainParams<typename PopulationStorage<S>::Arith> p,
-                       const S* __restrict__ src, S* __restrict__ dst, int segment,
+                       const S* __restrict__ src, S* __restrict__ dst, MarchSegments segments,
                        const std::uint8_t* __restrict__ cls, const std::uint8_t* __restrict__ flags, bool takeWalls,
                        unsigned wrapped) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // the Hopper backend only runs on 9.0 and newer
-  temporalColumn<L, S, K, Cy, Terms, Walls, Open>(TemporalDeviceContext<Cy>{}, p, src, dst, segment, cls, flags,
-                                                  takeWalls, wrapped);
+  temporalColumn<L, S, K, Cy, Terms, Walls, (Open > 0)>(TemporalDeviceContext<Cy>{}, p, src, dst, segments, cls,
+                                                        flags, takeWalls, wrapped);
 #endif
 }
 #endif

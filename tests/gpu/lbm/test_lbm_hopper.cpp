@@ -50,13 +50,14 @@ std::unique_ptr<LbmBackend> portable(LbmSetup s) {
 // The cluster kernel unless `steps` asks for the temporal kernel (1, 2, 4 steps per launch, or auto), as the
 // HOPSIM_HOPPER_* variables would.
 std::unique_ptr<LbmBackend> hopperBackend(LbmSetup s, int clusterBlocks, TileLoad load, int steps = kStepsOff,
-                                          int temporalCluster = 0) {
+                                          int temporalCluster = 0, int openBlocks = 0) {
   s.layout = StreamingLayout::TwoLattice;
   DeviceOverrides o;
   o.hopperCluster = clusterBlocks;
   o.tileLoad = load;
   o.hopperSteps = steps;
   o.temporalCluster = temporalCluster;
+  o.temporalOpenBlocks = openBlocks;
   return plannedCudaBackend(s, KernelVariant::Hopper, o);
 }
 
@@ -365,6 +366,14 @@ TEST_CASE("Hopper LBM temporal kernel with walls, moving walls and solids equals
   bounded.push_back({"D3Q19 duct", caseYaml("D3Q19", "single", "bgk", Flow::Duct)});
   bounded.push_back({"D2Q9 channel", caseYaml("D2Q9", "single", "trt", Flow::Channel)});
   bounded.push_back({"D2Q9 open faces", openFacesYaml("D2Q9", "single", /*onPlanes=*/false)});
+  // Three tiles across at 4 steps: the seam tiles' blocks take shorter segments than the middle tile's.
+  bounded.push_back({"D2Q9 channel 600x24",
+                     "solver: lbm\nlattice: D2Q9\nprecision: single\ncollision: {model: trt}\nfluid: {tau: 0.6}\n"
+                     "run: {steps: 100}\ndomain: {cells: [600, 24]}\nboundaries:\n"
+                     "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
+                     "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: wall}\n"
+                     "obstacles:\n  - {name: block, shape: box, min: [240, 8], max: [262, 15]}\n"
+                     "initial: {density: 1.0, velocity: [0.03, 0]}\n"});
   bounded.push_back({"D3Q19 channel", caseYaml("D3Q19", "single", "bgk", Flow::Channel)});
   for (const auto& [name, yaml] : bounded)
     for (const Precision precision : {Precision::Single, Precision::Half}) {
@@ -374,17 +383,22 @@ TEST_CASE("Hopper LBM temporal kernel with walls, moving walls and solids equals
       auto ref = portable(setup);
       run100(*ref);
       const auto fr = ref->obstacleForces();
-      for (const int steps : {1, 2, 4, kStepsAuto}) {
+      // Steps per launch and the Open variant's blocks per SM (HOPSIM_HOPPER_OPEN_BLOCKS; 0: the plan's): with
+      // open faces, 4 steps at 3 and at 4 blocks.
+      const std::vector<std::pair<int, int>> variants = {{1, 0}, {2, 0}, {4, 0}, {kStepsAuto, 0}, {4, 4}};
+      for (const auto& [steps, openBlocks] : variants) {
         if (open && (steps == 2 || (steps == 4 && setup.lattice != LatticeKind::D2Q9))) continue;  // refused
-        auto h = hopperBackend(setup, 0, TileLoad::Auto, steps);
-        INFO(name << (precision == Precision::Half ? " half" : " single") << ", steps " << steps << " | "
-                  << h->description());
+        if (!open && openBlocks) continue;
+        auto h = hopperBackend(setup, 0, TileLoad::Auto, steps, 0, openBlocks);
+        INFO(name << (precision == Precision::Half ? " half" : " single") << ", steps " << steps << ", open blocks "
+                  << openBlocks << " | " << h->description());
         CHECK(h->description().find("walls and solid cells bounced back inside the levels") != std::string::npos);
         const bool openVariant = open && setup.lattice == LatticeKind::D2Q9 && steps != 1;
         CHECK((h->description().find("wrapped inlet and outlet faces' ghost values computed in them") !=
                std::string::npos) == openVariant);
         run100(*h);
-        std::printf("%s %s, steps %d (walls):", name.c_str(), precision == Precision::Half ? "half" : "single", steps);
+        std::printf("%s %s, steps %d, open blocks %d (walls):", name.c_str(),
+                    precision == Precision::Half ? "half" : "single", steps, openBlocks);
         checkClose(*ref, *h, tol);
         checkForces(fr, h->obstacleForces(), 10 * tol);
       }
@@ -533,9 +547,9 @@ TEST_CASE("Hopper LBM small cases for compute-sanitizer", "[gpu][lbm][hopper][ho
   // reads its own opposite population of the level before, from its ring or from registers read a phase earlier),
   // at 2 and 4 steps per launch (D2Q9 FP32 at 4: four blocks per SM), and with wrapped inlet and outlet faces (the
   // face cells write ghost values into the ring slots of the cell across the seam: D2Q9 at 4 steps).
-  {
+  for (const int openBlocks : {3, 4}) {
     const LbmSetup s = buildSetup(parseCase(caseYaml("D2Q9", "single", "trt", Flow::Channel)));
-    auto g = hopperBackend(s, 0, TileLoad::Auto, 4);
+    auto g = hopperBackend(s, 0, TileLoad::Auto, 4, 0, openBlocks);
     g->advance(9, true);
     CHECK(std::isfinite(g->observables().mass));
   }

@@ -264,6 +264,10 @@ TEST_CASE("LBM kernel plan: the Hopper temporal kernel on boxes with walls and s
     CHECK(k.openWrap);
     CHECK(!k.openInBulk);
     CHECK(!k.keepFaces);
+    CHECK(k.temporalOpenBlocks == 3);  // no spills; 4 (HOPSIM_HOPPER_OPEN_BLOCKS=4) when asked
+    DeviceOverrides fourBlocks;
+    fourBlocks.temporalOpenBlocks = 4;
+    CHECK(hopperPlan(s, KernelVariant::Hopper, fourBlocks).lbm.temporalOpenBlocks == 4);
     CHECK_THROWS_AS(hopperPlan(s, KernelVariant::Hopper, two), InputError);
     CHECK(hopperPlan(s, KernelVariant::Auto).kernels == KernelVariant::Portable);
     // D3Q19: one step per launch (its default), 2 asked is an error.
