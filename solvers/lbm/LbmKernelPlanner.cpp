@@ -89,8 +89,11 @@ std::string temporalRefusal(const LbmSetup& s, int steps) {
 // decomposed run on 2 ranks (63,012 vs 46,944) and 1.36x on 4 (54,885 vs 40,417). With the collision in pair form
 // (2026-12-05, docs/performance.md, "The collision in pair form"): the periodic box 127,669 vs 53,090 (2.40x), the
 // cavity 79,858 vs 53,030 (1.51x); FP16 storage's cavity still slower (78,739 vs 82,021), D3Q19's cavity too (k = 1
-// 23,661 vs 25,092, k = 2 17,968 vs 25,080). Boxes with inlet and outlet faces (the kernel's Open variant) keep the
-// portable kernels until it is measured.
+// 23,661 vs 25,092, k = 2 17,968 vs 25,080). On an H100 (2026-12-05, docs/performance.md, "Measured on an H100"),
+// the D2Q9 FP32 wall variant at four blocks per SM: the cavity 82,911 vs 38,392 (2.16x), the periodic box with a
+// circle 106,318 vs 38,498 (2.76x). Boxes with inlet and outlet faces (the kernel's Open variant) keep the portable
+// kernels: the 2-D channel with a cylinder measured 31,093 vs 37,841 on the H100 with equal segments (the seam
+// tiles' shorter segments since are not measured).
 bool hopperMeasuredFaster(const LbmSetup& s, const KernelPlan& k, int cc) {
   return cc >= 9 && s.lattice == LatticeKind::D2Q9 && s.precision == Precision::Single &&
          k.layout == StreamingLayout::TwoLattice && !hasOpenFaces(s) &&
