@@ -522,9 +522,9 @@ struct TemporalDeviceContext {
 
 // Launch: blocks of MarchTile::cells threads (1-D); grid (ceil(nx / outX), Cy ceil(ny / outY), ceil(nz / segment))
 // in 3-D, (ceil(nx / outX), ceil(ny / segment), 1) in 2-D (segment: the shorter of MarchSegments' two), clusters of
-// (1, Cy, 1) blocks where Cy > 1;
-// MarchTile::smemBytes of dynamic shared memory. Open > 0: temporalColumn()'s Open variant (wrapped inlet and
-// outlet faces, `wrapped`) with at most Open blocks per SM asked of the compiler (temporalBlocksPerSm()).
+// (1, Cy, 1) blocks where Cy > 1; MarchTile::smemBytes of dynamic shared memory. Open > 0: temporalColumn()'s Open
+// variant (wrapped inlet and outlet faces, `wrapped`) with at most Open blocks per SM asked of the compiler
+// (temporalBlocksPerSm()).
 template <class L, class S, int K, int Cy, int Terms, bool Walls = false, int Open = 0>
 __global__ void __launch_bounds__(MarchTile<L, K, S, Cy, Walls>::cells,
                                   (temporalBlocksPerSm<L, K, S, Cy, Walls, Open>()))

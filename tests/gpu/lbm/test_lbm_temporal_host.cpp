@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "CatchCompat.h"
@@ -255,5 +256,30 @@ TEST_CASE("Hopper temporal kernel run on host threads with wrapped inlet and out
                        "  x+: {type: moving_wall, velocity: [0, 0.02, 0.01]}\n"
                        "initial: {density: 1.0, velocity: [0.002, 0.03, 0]}\n",
                    "D3Q19 channel with the faces across y");
+}
+// The launch's segments (planMarchSegments()) against the cost model's values worked out apart from it
+// (docs/performance.md, "Measured on an H100"): the 2-D cavity 4096^2 (17 tiles, 4 blocks per SM on 132 SMs) keeps
+// the one length it had before seam tiles existed, 133 planes, which the H100 run printed; the 2-D channel
+// 8192 x 1024 (33 tiles, two of them seam tiles weighing 3) gives its seam tiles about a third of the others' length.
+TEST_CASE("Hopper temporal kernel: segments along the march axis, the seam tiles' shorter",
+          "[unit][lbm][cuda-host][hopper-host]") {
+  const MarchSegments cavity = planMarchSegments(4096, 17, 0, 1 << 30, 4 * 132, 4, 3.0);
+  CHECK(cavity.planes == 133);
+  CHECK(cavity.seam == 133);
+  const int seamFrom = MarchTile<D2Q9, 4, float, 1, true>::seamFrom(8192);
+  CHECK(seamFrom == 32);  // tile 32 holds x = 8191; tile 31 ends at x = 8002
+  for (const auto& [resident, planes, seam] : {std::tuple{3 * 132, 103, 30}, std::tuple{4 * 132, 78, 22}}) {
+    const MarchSegments channel = planMarchSegments(1024, 33, 2, seamFrom, resident, 4, 3.0);
+    INFO(resident << " resident blocks: segments of " << channel.planes << " and " << channel.seam);
+    CHECK(channel.planes == planes);
+    CHECK(channel.seam == seam);
+    CHECK(channel.seamFrom == seamFrom);
+    // One wave, and the longest block (a seam block's planes weighing 3) shorter than with equal segments.
+    const long long blocks = 31 * ((1024 + planes - 1) / planes) + 2 * ((1024 + seam - 1) / seam);
+    CHECK(blocks <= resident);
+    const MarchSegments equal = planMarchSegments(1024, 33, 0, 1 << 30, resident, 4, 3.0);
+    CHECK(std::max(planes + 6, 3 * (seam + 6)) < 3 * (equal.planes + 6));
+  }
+  CHECK(MarchTile<D2Q9, 4, float, 1, true>::seamFrom(96) == 1);  // one tile: tile 0 holds both faces
 }
 #endif
