@@ -50,6 +50,16 @@ inline const std::vector<std::string>& collisionModels() {
   return models;
 }
 
+// The domain and faces of a D2Q9 channel of nx x ny cells: a parabolic velocity inlet (peak 0.05) at x-, a pressure
+// outlet at x+, a wall at y- and `top` (a YAML flow map) at y+.
+inline std::string channel2dYaml(int nx, int ny, const std::string& top = "{type: wall}") {
+  return "domain: {cells: [" + std::to_string(nx) + ", " + std::to_string(ny) +
+         "]}\nboundaries:\n"
+         "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
+         "  x+: {type: pressure_outlet, density: 1.0}\n"
+         "  y-: {type: wall}\n  y+: " + top + "\n";
+}
+
 inline std::string caseYaml(const std::string& lattice, const std::string& precision, const std::string& collision,
                             Flow flow) {
   const bool d3 = lattice != "D2Q9";
@@ -70,10 +80,7 @@ inline std::string caseYaml(const std::string& lattice, const std::string& preci
                 "  y-: {type: wall}\n  y+: {type: wall}\n  z-: {type: wall}\n  z+: {type: wall}\n"
                 "obstacles:\n  - {name: ball, shape: sphere, center: [8, 7.2, 6.1], radius: 3}\n"
                 "initial: {density: 1.0, velocity: [0.02, 0, 0]}\n"
-              : "domain: {cells: [48, 22]}\nboundaries:\n"
-                "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
-                "  x+: {type: pressure_outlet, density: 1.0}\n"
-                "  y-: {type: wall}\n  y+: {type: wall}\n"
+              : channel2dYaml(48, 22) +
                 "obstacles:\n  - {name: cyl, shape: circle, center: [14, 10.7], radius: 4}\n"
                 "initial: {density: 1.0, velocity: [0.03, 0]}\n";
       break;

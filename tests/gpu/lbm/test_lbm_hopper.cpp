@@ -173,12 +173,9 @@ std::vector<std::pair<std::string, std::string>> largeCases() {
                 "obstacles:\n  - {name: cyl, shape: circle, center: [50, 40.5], radius: 9}\n"
                 "initial: {taylor_green: {u0: 0.04}}\n"},
       {"D2Q9 channel 96x41 inlet/outlet/walls + cylinder",
-       common + "lattice: D2Q9\nprecision: single\ncollision: {model: trt}\n"
-                "domain: {cells: [96, 41]}\nboundaries:\n"
-                "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
-                "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: wall}\n"
-                "obstacles:\n  - {name: cyl, shape: circle, center: [24, 20.3], radius: 5}\n"
-                "initial: {density: 1.0, velocity: [0.03, 0]}\n"},
+       common + "lattice: D2Q9\nprecision: single\ncollision: {model: trt}\n" + channel2dYaml(96, 41) +
+           "obstacles:\n  - {name: cyl, shape: circle, center: [24, 20.3], radius: 5}\n"
+           "initial: {density: 1.0, velocity: [0.03, 0]}\n"},
   };
 }
 
@@ -379,9 +376,7 @@ TEST_CASE("Hopper LBM temporal kernel with walls, moving walls and solids equals
   // Three tiles across at 4 steps: the seam tiles' blocks take shorter segments than the middle tile's.
   bounded.push_back({"D2Q9 channel 600x24",
                      "solver: lbm\nlattice: D2Q9\nprecision: single\ncollision: {model: trt}\nfluid: {tau: 0.6}\n"
-                     "run: {steps: 100}\ndomain: {cells: [600, 24]}\nboundaries:\n"
-                     "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
-                     "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: wall}\n"
+                     "run: {steps: 100}\n" + channel2dYaml(600, 24) +
                      "obstacles:\n  - {name: block, shape: box, min: [240, 8], max: [262, 15]}\n"
                      "initial: {density: 1.0, velocity: [0.03, 0]}\n"});
   bounded.push_back({"D3Q19 channel", caseYaml("D3Q19", "single", "bgk", Flow::Channel)});

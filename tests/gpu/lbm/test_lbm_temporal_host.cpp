@@ -232,19 +232,12 @@ TEST_CASE("Hopper temporal kernel run on host threads with wrapped inlet and out
           "[unit][lbm][cuda-host][hopper-host]") {
   checkBoth<D2Q9>(openFacesYaml("D2Q9", "single", /*onPlanes=*/false), "D2Q9 open faces");
   checkBoth<D2Q9>(caseYaml("D2Q9", "single", "trt", Flow::Channel), "D2Q9 channel with a cylinder");
-  checkBoth<D2Q9>(header("D2Q9", "trt") +
-                      "domain: {cells: [260, 16]}\nboundaries:\n"
-                      "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
-                      "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: wall}\n"
+  checkBoth<D2Q9>(header("D2Q9", "trt") + channel2dYaml(260, 16) +
                       "obstacles:\n  - {name: block, shape: box, min: [244, 5], max: [256, 9]}\n"
                       "initial: {density: 1.0, velocity: [0.03, 0.002]}\n",
                   "D2Q9 channel two tiles wide");
   // Three tiles at 4 steps: the middle one is no seam tile (its segments the longer ones, its blocks past them idle).
-  checkBoth<D2Q9>(header("D2Q9", "bgk") +
-                      "domain: {cells: [520, 12]}\nboundaries:\n"
-                      "  x-: {type: velocity_inlet, profile: parabolic, velocity: [0.05, 0]}\n"
-                      "  x+: {type: pressure_outlet, density: 1.0}\n  y-: {type: wall}\n  y+: {type: moving_wall, "
-                      "velocity: [0.02, 0]}\n"
+  checkBoth<D2Q9>(header("D2Q9", "bgk") + channel2dYaml(520, 12, "{type: moving_wall, velocity: [0.02, 0]}") +
                       "initial: {density: 1.0, velocity: [0.03, -0.002]}\n",
                   "D2Q9 channel three tiles wide");
   checkBoth<D3Q19>(openFacesYaml("D3Q19", "single", /*onPlanes=*/false), "D3Q19 open faces across x");
@@ -257,6 +250,7 @@ TEST_CASE("Hopper temporal kernel run on host threads with wrapped inlet and out
                        "initial: {density: 1.0, velocity: [0.002, 0.03, 0]}\n",
                    "D3Q19 channel with the faces across y");
 }
+
 // The launch's segments (planMarchSegments()) against the cost model's values worked out apart from it
 // (docs/performance.md, "Measured on an H100"): the 2-D cavity 4096^2 (17 tiles, 4 blocks per SM on 132 SMs) keeps
 // the one length it had before seam tiles existed, 133 planes, which the H100 run printed; the 2-D channel
