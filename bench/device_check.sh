@@ -779,6 +779,45 @@ halfch)
         -k "regex:Step|Pair|Moments" -c 6 $B ${c#*:} --set precision=half --kernels portable --steps 8 --repeats 1
     done
   done ;;
+prefetch|prefetch2)
+  # The portable bulk kernel's L2 prefetch (HOPSIM_LBM_PREFETCH_WAVES=0|1|2|4; kernels/lbm/cuda/L2Prefetch.cuh; one
+  # cell per thread only). prefetch: its GPU test and memcheck, then the bounded cases at each distance, each run its
+  # own process: the 3-D cavity and channel in FP16 and FP32, the 2-D cavity in FP16 one cell per thread (and its
+  # pair kernel, the default, without); then ncu of one step of the FP16 3-D cavity without and with (DRAM bytes:
+  # prefetched lines evicted before their block reads them would show as more). prefetch2: the same cases in the
+  # opposite order, and the FP32 periodic box (the prefetch's cost where the kernel runs at the copy bandwidth).
+  pt="CUDA LBM: the bulk kernel's L2 prefetch changes no value"
+  if [ "$step" = prefetch ]; then
+    run prefetch_test 120 $T "$pt"
+    run prefetch_memcheck 150 compute-sanitizer --tool memcheck $T "$pt"
+    run prefetch_c9h_pairs_1 45 $B bench/lbm_cavity2d_4096_single.yaml --set precision=half --kernels portable \
+      --repeats 3 --json "$R/prefetch_c9h_pairs_1.json"
+    round=1
+  else
+    round=2
+  fi
+  for w in $(inRound $round 0 1 2 4); do
+    for c in c3h ch3h c3 ch3 c9h; do
+      case $c in
+        c3) args=(bench/lbm_cavity3d_256_single.yaml) ;;
+        c9h) args=(bench/lbm_cavity2d_4096_single.yaml --set precision=half) ;;
+        *) boundedCase $c ;;
+      esac
+      run "prefetch_${c}_${w}_$round" 45 env HOPSIM_LBM_PREFETCH_WAVES=$w HOPSIM_LBM_HALF_PAIRS=0 $B "${args[@]}" \
+        --kernels portable --repeats 3 --json "$R/prefetch_${c}_${w}_$round.json"
+    done
+  done
+  if [ "$step" = prefetch ]; then
+    for w in 0 1; do
+      run "ncu_prefetch_c3h_$w" 90 env HOPSIM_LBM_PREFETCH_WAVES=$w $NCU_STEP -k "regex:bulkStep" -c 2 $B \
+        bench/lbm_cavity3d_256_single.yaml --set precision=half --kernels portable --steps 4 --repeats 1
+    done
+  else
+    for w in 0 1; do
+      run "prefetch_p19_$w" 45 env HOPSIM_LBM_PREFETCH_WAVES=$w $B bench/lbm_d3q19_256_single.yaml \
+        --kernels portable --repeats 3 --json "$R/prefetch_p19_$w.json"
+    done
+  fi ;;
 sidecap)
   # The side stream's list kernels (face moments, boundary, curved) on at most N blocks (HOPSIM_LBM_SIDE_BLOCKS;
   # unset: one thread per cell) beside the bulk kernel: the 3-D channel (FP32 staircase and interpolated, FP16) and

@@ -75,6 +75,9 @@ DeviceOverrides readDeviceOverrides() {
     o.hopperSteps = steps[k];
   o.temporalCluster = integerFrom("HOPSIM_HOPPER_TEMPORAL_CLUSTER", 0, 8);
   if (const int b = choiceFrom("HOPSIM_HOPPER_OPEN_BLOCKS", {"3", "4"}, -1); b >= 0) o.temporalOpenBlocks = 3 + b;
+  constexpr int waves[] = {0, 1, 2, 4};
+  if (const int w = choiceFrom("HOPSIM_LBM_PREFETCH_WAVES", {"0", "1", "2", "4"}, -1); w >= 0)
+    o.prefetchWaves = waves[w];
   o.skipHalo = choiceFrom("HOPSIM_LBM_SKIP_HALO", {"0", "1"}, 0) == 1;
   if (environment("HOPSIM_CPU_CELLS_PER_THREAD"))
     o.cpuCellsPerThread = integerFrom("HOPSIM_CPU_CELLS_PER_THREAD", 0, 1 << 30);
@@ -144,7 +147,8 @@ nlohmann::json toJson(const lbm::KernelPlan& k) {
           {"tile_load", toString(k.tileLoad)},
           {"steps_per_launch", k.stepsPerLaunch},
           {"temporal_cluster", k.temporalCluster},
-          {"temporal_open_blocks", k.temporalOpenBlocks}};
+          {"temporal_open_blocks", k.temporalOpenBlocks},
+          {"prefetch_waves", k.prefetchWaves}};
 }
 
 }  // namespace hopsim

@@ -257,6 +257,12 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.sideBlocks = k.sideStream && o.sideBlocks > 0 ? o.sideBlocks : 0;
   k.graphPriority = o.graphPriority != 0;
   k.sampleInStep = o.sampleInStep != 0 && !s.domain.hasGhosts();
+  // The L2 prefetch is built into the one-cell bulk kernel with two lattices (not the FP16 pair kernel).
+  const bool pairKernel = k.halfPairs && s.precision == Precision::Half;
+  k.prefetchWaves = k.layout == StreamingLayout::TwoLattice && !pairKernel ? o.prefetchWaves : 0;
+  if (o.prefetchWaves && !k.prefetchWaves)
+    k.note += pairKernel ? "; L2 prefetch not used: the FP16 pair kernel has none (HOPSIM_LBM_HALF_PAIRS=0 has it)"
+                         : "; L2 prefetch not used: it is built for two lattices";
   if (plan.backend != Backend::Cuda) return;
 
   const int cc = computeCapability(plan.gpu);

@@ -29,11 +29,12 @@ struct BulkTarget {
   unsigned wrapped = 0;  // the inlet and outlet faces wrapped into the opposite face's cells (openWrapFaces(); 0: none)
 
   // The access of one step from the state of `parity`, for index type Index: f[parity] to f[parity ^ 1] with two
-  // lattices, the AA state `parity` of f[0] in place.
+  // lattices (and `ahead`, TwoLatticeStep::ahead, for the bulk kernels' L2 prefetch), the AA state `parity` of f[0]
+  // in place.
   template <class Index, class Fn>
-  void withAccess(int parity, Fn&& fn) const {
+  void withAccess(int parity, Fn&& fn, long long ahead = 0) const {
     const Index n = static_cast<Index>(p.cells);
-    if (!inPlace) fn(TwoLatticeStep<L, S, Index>{f[parity], f[parity ^ 1], n});
+    if (!inPlace) fn(TwoLatticeStep<L, S, Index>{f[parity], f[parity ^ 1], n, static_cast<Index>(ahead)});
     else if (parity == 0) fn(InPlaceStep<L, S, Index, 0>{f[0], n});
     else fn(InPlaceStep<L, S, Index, 1>{f[0], n});
   }

@@ -602,7 +602,8 @@ class CudaLbm final : public LbmBackend {
   std::unique_ptr<BulkStep<L, S>> makeBulk() const {
     constexpr bool hopperBuilt = hopperKernelsBuilt(L::kind, Store::precision);
     switch (plan_.bulk) {
-      case BulkUpdate::Portable: return std::make_unique<PortableBulk<L, S>>(target_, plan_.halfPairs);
+      case BulkUpdate::Portable:
+        return std::make_unique<PortableBulk<L, S>>(target_, plan_.halfPairs, plan_.prefetchWaves);
       case BulkUpdate::HopperCluster:
         if constexpr (hopperBuilt) return hopper::makeClusterBulk<L, S>(target_, plan_);
         break;

@@ -6,6 +6,7 @@
 
 #include "kernels/lbm/cuda/CellUpdate.cuh"
 #include "kernels/lbm/cuda/HalfPairKernel.cuh"  // FP16 two-lattice bulk step, two cells per thread
+#include "kernels/lbm/cuda/L2Prefetch.cuh"
 #include "kernels/lbm/Vorticity.h"
 
 namespace hopsim::lbm {
@@ -51,10 +52,16 @@ constexpr int bulkMinBlocks() {
 // and outlet planes then making their stores through keepFaceCell() where `keep` names their axis (32-bit indices
 // only: with 64-bit ones the call's code raised the plain kernel's spills from 16 to 36 bytes in a first form).
 // Terms = collisionTerms(p.collision), chosen at launch (see collide()).
-template <class L, class Index, int Terms, class Access, class T>
+// Prefetch: the variant whose blocks first ask L2 for later blocks' reads (two lattices, KernelPlan::prefetchWaves;
+// L2Prefetch.cuh); a variant of its own so that the kernel without it runs no test of it (~6 instructions a warp).
+template <class L, class Index, int Terms, bool Prefetch = false, class Access, class T>
 __global__ void __launch_bounds__(kMaxBlockThreads, bulkMinBlocks<L, T>())
     bulkStepKernel(const __grid_constant__ DomainParams<T> p, const std::uint8_t* __restrict__ cls, const Access access,
                    const std::uint8_t* __restrict__ wallFlags, const __grid_constant__ OpenFaceMoments<T> keep) {
+  if constexpr (Prefetch) {
+    static_assert(IsTwoLattice<Access>::value, "the L2 prefetch is built for two lattices");
+    prefetchBlockAhead(p, access, cls);
+  }
   int x, y, z;
   if (!cellOfThread(p, 0, x, y, z)) return;
   const auto c = CellCursor<Index>::make(p, x, y, z);

@@ -16,8 +16,10 @@ class PortableBulk final : public BulkStep<L, S> {
 
  public:
   // `halfPairs`: the plan's KernelPlan::halfPairs; it only changes FP16 storage with two lattices.
-  PortableBulk(const BulkTarget<L, S>& target, bool halfPairs)
-      : t_(target), pairs_(halfPairs && sizeof(S) == 2 && !target.inPlace) {}
+  // `prefetchWaves`: KernelPlan::prefetchWaves (two lattices, one cell per thread, 32-bit indices; 0: no L2 prefetch).
+  PortableBulk(const BulkTarget<L, S>& target, bool halfPairs, int prefetchWaves = 0)
+      : t_(target), pairs_(halfPairs && sizeof(S) == 2 && !target.inPlace),
+        ahead_(target.inPlace || pairs_ || target.wide ? 0 : prefetchWaves * cellsPerWave()) {}
 
   void enqueue(cudaStream_t st, int parity, const std::uint8_t* cls, int steps) const override {
     if (steps != 1) throw std::logic_error("the portable bulk update makes one step per launch");
@@ -82,7 +84,9 @@ class PortableBulk final : public BulkStep<L, S> {
   }
 
   std::string description() const override {
-    return pairs_ ? "2 cells/thread (portable bulk kernel)" : "1 cell/thread (portable bulk kernel)";
+    std::string d = pairs_ ? "2 cells/thread (portable bulk kernel" : "1 cell/thread (portable bulk kernel";
+    if (ahead_) d += ", L2 prefetch " + std::to_string(ahead_) + " cells ahead";
+    return d + ")";
   }
 
  private:
@@ -94,17 +98,36 @@ class PortableBulk final : public BulkStep<L, S> {
   template <class Index>
   void launch(cudaStream_t st, int parity, const std::uint8_t* cls, const std::uint8_t* wallFlags,
               const OpenFaceMoments<T>& keep = {}) const {
-    t_.template withAccess<Index>(parity, [&](const auto access) {
-      if (launchBulkPairs<L>(st, t_.p, cls, access, t_.block, pairs_, wallFlags)) return;  // FP16, two lattices
-      withCollisionTerms(t_.p, [&]<int Terms>() {
-        bulkStepKernel<L, Index, Terms><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, wallFlags, keep);
-        HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
-      });
-    });
+    t_.template withAccess<Index>(
+        parity,
+        [&](const auto access) {
+          if (launchBulkPairs<L>(st, t_.p, cls, access, t_.block, pairs_, wallFlags)) return;  // FP16, two lattices
+          withCollisionTerms(t_.p, [&]<int Terms>() {
+            // The prefetching variant is compiled for two lattices and 32-bit indices (boxes of up to 2^32 / Q cells).
+            if constexpr (IsTwoLattice<std::remove_cvref_t<decltype(access)>>::value && sizeof(Index) == 4) {
+              if (access.ahead) {
+                bulkStepKernel<L, Index, Terms, true><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, wallFlags, keep);
+                HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
+                return;
+              }
+            }
+            bulkStepKernel<L, Index, Terms><<<t_.grid, t_.block, 0, st>>>(t_.p, cls, access, wallFlags, keep);
+            HOPSIM_CUDA_CHECK_LAUNCH("bulkStepKernel");
+          });
+        },
+        ahead_);
+  }
+
+  // The cells that one wave of resident blocks of the one-cell kernel updates: the SMs times the threads per SM that
+  // its launch bounds promise (bulkMinBlocks; ptxas gives it no more registers than that allows). L2Prefetch.cuh
+  // says what it is for.
+  long long cellsPerWave() const {
+    return static_cast<long long>(t_.multiProcessors) * bulkMinBlocks<L, T>() * kMaxBlockThreads;
   }
 
   BulkTarget<L, S> t_;
   bool pairs_;
+  long long ahead_;  // TwoLatticeStep::ahead of the bulk launches; 0: no L2 prefetch
 };
 
 }  // namespace hopsim::lbm

@@ -34,6 +34,7 @@ struct TwoLatticeStep {
   const S* __restrict__ src;
   S* __restrict__ dst;
   Index n;
+  Index ahead = 0;  // cells to the block whose reads the bulk kernels prefetch into L2 (L2Prefetch.cuh); 0: none
 
   HOPSIM_HD T post(int i, Index cell, const CellCursor<Index>&) const {
     return Store::read(populationSlot(src, i, n, cell));

@@ -146,6 +146,47 @@ TEST_CASE("CUDA LBM FP16: the two-cells-per-thread bulk kernel gives bitwise the
   }
 }
 
+// The bulk kernel's L2 prefetch (HOPSIM_LBM_PREFETCH_WAVES; kernels/lbm/cuda/L2Prefetch.cuh) is a hint: the same
+// kernels give the same state bitwise with and without it. The boxes are larger than one and two waves of resident
+// blocks (~135,000 and ~270,000 cells of the one-cell kernel on 132 SMs), so that the prefetching blocks are most of
+// the launch: a 3-D cavity (the one-cell kernel with its wall cells, blocks of 64 x 2 threads) and a 2-D channel with
+// an inlet, an outlet and a cylinder (blocks of 128 x 1), FP32 and FP16, one cell per thread (the FP16 pair kernel
+// has no prefetch). Also in [sanitize]: the prefetches stay inside the arrays.
+TEST_CASE("CUDA LBM: the bulk kernel's L2 prefetch changes no value", "[gpu][lbm][sanitize]") {
+  if (!haveGpu()) return;
+  const std::string cavity =
+      "solver: lbm\nlattice: D3Q19\ncollision: {model: trt}\nfluid: {tau: 0.6}\nrun: {steps: 1}\n"
+      "domain: {cells: [64, 64, 72]}\nboundaries:\n  x-: {type: wall}\n  x+: {type: wall}\n  y-: {type: wall}\n"
+      "  y+: {type: wall}\n  z-: {type: wall}\n  z+: {type: moving_wall, velocity: [0.05, 0.02, 0]}\n";
+  const std::string channel = "solver: lbm\nlattice: D2Q9\ncollision: {model: trt}\nfluid: {tau: 0.6}\n"
+                              "run: {steps: 1}\n" + channel2dYaml(1024, 512) +
+                              "obstacles:\n  - {name: cyl, shape: circle, center: [200, 250.3], radius: 40}\n"
+                              "initial: {density: 1.0, velocity: [0.03, 0]}\n";
+  for (const std::string* yaml : {&cavity, &channel})
+    for (const std::string precision : {"single", "half"}) {
+      const LbmSetup s = buildSetup(parseCase(*yaml + "precision: " + precision + "\n"));
+      INFO((yaml == &cavity ? "cavity " : "channel ") << precision);
+      std::unique_ptr<LbmBackend> run[3];
+      for (int waves = 0; waves < 3; ++waves) {
+        DeviceOverrides o;
+        o.halfPairs = 0;          // HOPSIM_LBM_HALF_PAIRS
+        o.prefetchWaves = waves;  // HOPSIM_LBM_PREFETCH_WAVES
+        run[waves] = cuda(s, StreamingLayout::TwoLattice, o);
+        CHECK((run[waves]->description().find("L2 prefetch") != std::string::npos) == (waves > 0));
+        run[waves]->advance(37, false);  // a graph of 32 steps and single launches
+        run[waves]->advance(3, true);    // forces on the last step
+      }
+      for (int waves = 1; waves < 3; ++waves) {
+        const Agreement d = compare(*run[0], *run[waves], s.flags);
+        CHECK(d.velocityScale > 1e-4);
+        CHECK(d.velocity == 0.0);
+        CHECK(d.density == 0.0);
+        CHECK(d.mass == 0.0);
+        CHECK(d.force <= 1e-12);  // the boundary kernel's atomic sums
+      }
+    }
+}
+
 // Bitwise on the host (test_lbm_cell_update_host.cpp), where the compiler contracts no multiply-add; on the GPU
 // nvcc fuses the collision's multiplies and adds differently in the bulk kernel (collideWith<Terms>) and in the
 // boundary kernel (collide(), which chooses at run time), so the wall cells agree to round-off: within the

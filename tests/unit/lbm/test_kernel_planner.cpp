@@ -2,12 +2,14 @@
 // they can be checked on a machine without one): which cells the bulk kernel takes, by the measured rules of
 // solvers/lbm/LbmKernelPlanner.cpp, what the environment's overrides change, and which Hopper bulk update a
 // domain split over MPI ranks runs.
+#include <cstdlib>
 #include <string>
 
 #include "CatchCompat.h"
 #include "core/ExitCode.h"
 #include "gpu/lbm/LbmAgreementCases.h"
 #include "gpu/lbm/PlannedBackend.h"
+#include "solvers/common/DevicePlanner.h"
 #include "solvers/lbm/LbmKernelPlanner.h"
 #include "solvers/lbm/LbmSimulation.h"
 
@@ -174,6 +176,43 @@ TEST_CASE("LBM kernel plan: FP16 storage with two cells per thread where that me
   single.halfPairs = 0;
   CHECK(planFor("D3Q19", "half", Flow::Cavity, pairs).halfPairs);
   CHECK(!planFor("D2Q9", "half", Flow::Cavity, single).halfPairs);
+}
+
+TEST_CASE("LBM kernel plan: the bulk kernel's L2 prefetch only when asked, one cell per thread, two lattices",
+          "[unit][lbm]") {
+  CHECK(planFor("D3Q19", "half", Flow::Cavity).prefetchWaves == 0);
+  DeviceOverrides ahead;
+  ahead.prefetchWaves = 2;  // HOPSIM_LBM_PREFETCH_WAVES
+  CHECK(planFor("D3Q19", "single", Flow::Cavity, ahead).prefetchWaves == 2);
+  CHECK(planFor("D3Q19", "half", Flow::Cavity, ahead).prefetchWaves == 2);  // one cell per thread: walls in the box
+  CHECK(planFor("D2Q9", "single", Flow::Channel, ahead).prefetchWaves == 2);
+  // FP16 on D2Q9 runs the pair kernel, which has no prefetch, unless HOPSIM_LBM_HALF_PAIRS=0.
+  const KernelPlan pairs = planFor("D2Q9", "half", Flow::Channel, ahead);
+  CHECK(pairs.halfPairs);
+  CHECK(pairs.prefetchWaves == 0);
+  CHECK(pairs.note.find("the FP16 pair kernel has none") != std::string::npos);
+  DeviceOverrides oneCell = ahead;
+  oneCell.halfPairs = 0;
+  CHECK(planFor("D2Q9", "half", Flow::Channel, oneCell).prefetchWaves == 2);
+  // The in-place layout reads other slots: not built for it, and the plan says so.
+  ahead.layout = StreamingLayout::InPlace;
+  const KernelPlan k = planFor("D3Q19", "half", Flow::Cavity, ahead);
+  CHECK(k.layout == StreamingLayout::InPlace);
+  CHECK(k.prefetchWaves == 0);
+  CHECK(k.note.find("L2 prefetch not used") != std::string::npos);
+  // The environment's spelling: 0, 1, 2 or 4; anything else is an input error naming the variable.
+  struct Unset {
+    ~Unset() { unsetenv("HOPSIM_LBM_PREFETCH_WAVES"); }
+  } unset;
+  setenv("HOPSIM_LBM_PREFETCH_WAVES", "4", 1);
+  CHECK(readDeviceOverrides().prefetchWaves == 4);
+  setenv("HOPSIM_LBM_PREFETCH_WAVES", "3", 1);
+  try {
+    readDeviceOverrides();
+    FAIL("HOPSIM_LBM_PREFETCH_WAVES=3 accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) == "HOPSIM_LBM_PREFETCH_WAVES=3: expected 0, 1, 2 or 4");
+  }
 }
 
 namespace {
