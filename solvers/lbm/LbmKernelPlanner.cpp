@@ -248,9 +248,10 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   const bool openAsked = o.openInBulk == 1 || (o.openInBulk < 0 && openInBulkMeasuredFaster(s));
   k.openInBulk = openAsked && k.openMoments && k.wallsInBulk;
   k.halfPairs = o.halfPairs == 1 || (o.halfPairs < 0 && halfPairsMeasuredFaster(s, k.wallsInBulk));
+  const bool pairKernel = k.halfPairs && s.precision == Precision::Half;  // two cells per thread: FP16 storage only
   // Not with two cells per thread: the wrapped face cells are bulk cells of the one-cell kernel.
   const bool wrapAsked = o.openWrap == 1 || (o.openWrap < 0 && openWrapMeasuredFaster(s));
-  k.openWrap = wrapAsked && k.openMoments && !k.openInBulk && !(k.halfPairs && s.precision == Precision::Half);
+  k.openWrap = wrapAsked && k.openMoments && !k.openInBulk && !pairKernel;
   const bool keepAsked = o.keepFaces == 1 || (o.keepFaces < 0 && keepFacesMeasuredFaster(s));
   k.keepFaces = keepAsked && k.openWrap && k.wallsInBulk;
   k.sideStream = o.sideStream != 0 && !s.domain.hasGhosts();
@@ -258,7 +259,6 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.graphPriority = o.graphPriority != 0;
   k.sampleInStep = o.sampleInStep != 0 && !s.domain.hasGhosts();
   // The L2 prefetch is built into the one-cell bulk kernel with two lattices (not the FP16 pair kernel).
-  const bool pairKernel = k.halfPairs && s.precision == Precision::Half;
   k.prefetchWaves = k.layout == StreamingLayout::TwoLattice && !pairKernel ? o.prefetchWaves : 0;
   if (o.prefetchWaves && !k.prefetchWaves)
     k.note += pairKernel ? "; L2 prefetch not used: the FP16 pair kernel has none (HOPSIM_LBM_HALF_PAIRS=0 has it)"
