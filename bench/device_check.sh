@@ -87,6 +87,10 @@ boundedCase() {
     c3h) args=(bench/lbm_cavity3d_256_single.yaml --set precision=half) ;;
     ch3q27) args=(bench/lbm_channel3d_cylinder_single.yaml --set lattice=D3Q27) ;;
     ch3d) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=double) ;;
+    c3h27) args=(bench/lbm_cavity3d_256_single.yaml --set precision=half --set lattice=D3Q27) ;;
+    ch3h27) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=half --set lattice=D3Q27) ;;
+    ch3ih) args=(bench/lbm_channel3d_cylinder_single.yaml --set precision=half --set "obstacles=[{name: cylinder, \
+                 shape: cylinder, center: [128, 63.5, 64], radius: 16, axis: z, boundary: interpolated}]") ;;
     *) echo "boundedCase: unknown case $1" >&2; return 1 ;;
   esac; }
 # The words as given on round 1 and reversed on round 2: a group's variants, each in its own process, run in both
@@ -818,6 +822,36 @@ prefetch|prefetch2)
         --kernels portable --repeats 3 --json "$R/prefetch_p19_$w.json"
     done
   fi ;;
+prefetch3)
+  # The decisions the 2026-12-07 H100 call left open (docs/performance.md, "L2 prefetch ahead of the bulk kernel's
+  # blocks"; "The seam tiles on shorter segments"): the prefetch 0 against 1 wave on the FP16 3-D bounded cases of both
+  # 3-D lattices (the cavity, the channel with a staircase and an interpolated cylinder) and the FP32 periodic box, two
+  # rounds in opposite order; the 2-D channel with a cylinder (the temporal kernel's Open variant at 3 blocks per SM)
+  # and the 2-D cavity (its wall variant), portable against hopper in one process, two rounds; first every [hopper]
+  # test and the prefetch's GPU test (the seam tiles' segments and the planner's defaults changed with them).
+  run prefetch3_hopper_tests 240 $T "[hopper]"
+  run prefetch3_test 120 $T "CUDA LBM: the bulk kernel's L2 prefetch changes no value"
+  for round in 1 2; do
+    for w in $(inRound $round 0 1); do
+      for c in c3h ch3h ch3ih c3h27 ch3h27; do
+        boundedCase $c
+        run "prefetch3_${c}_${w}_$round" 45 env HOPSIM_LBM_PREFETCH_WAVES=$w $B "${args[@]}" --kernels portable \
+          --repeats 3 --json "$R/prefetch3_${c}_${w}_$round.json"
+      done
+    done
+    run "prefetch3_channel2d_$round" 60 $B bench/lbm_channel2d_cylinder_single.yaml --kernels portable,hopper \
+      --repeats 5 --json "$R/prefetch3_channel2d_$round.json"
+    run "prefetch3_cavity2d_$round" 60 $B bench/lbm_cavity2d_4096_single.yaml --kernels portable,hopper \
+      --repeats 5 --json "$R/prefetch3_cavity2d_$round.json"
+  done
+  for w in 0 1; do
+    run "prefetch3_p19_$w" 45 env HOPSIM_LBM_PREFETCH_WAVES=$w $B bench/lbm_d3q19_256_single.yaml \
+      --kernels portable --repeats 3 --json "$R/prefetch3_p19_$w.json"
+  done
+  # The channel's launch balance at the seam weight of this build (the SMs' active cycles, mean and most).
+  run ncu_prefetch3_channel2d 60 ncu --clock-control none --metrics gpu__time_duration.sum,sm__cycles_active.avg,\
+sm__cycles_active.max,sm__cycles_elapsed.max,dram__bytes_read.sum,dram__bytes_write.sum -k regex:temporal -c 2 \
+    $B bench/lbm_channel2d_cylinder_single.yaml --kernels hopper --steps 8 --repeats 1 ;;
 sidecap)
   # The side stream's list kernels (face moments, boundary, curved) on at most N blocks (HOPSIM_LBM_SIDE_BLOCKS;
   # unset: one thread per cell) beside the bulk kernel: the 3-D channel (FP32 staircase and interpolated, FP16) and

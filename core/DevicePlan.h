@@ -80,13 +80,13 @@ struct KernelPlan {
   int stepsPerLaunch = 1;   // HopperTemporal: 1, 2 or 4
   int temporalCluster = 1;  // HopperTemporal: blocks per cluster (4 or 8 only for 3-D lattices at 2 steps)
   // HopperTemporal with wrapped inlet and outlet faces (its Open variant, D2Q9 at 4 steps): resident blocks per SM
-  // asked of the compiler, 3 (76-80 registers, no spills) or 4 (64 registers, spills); not measured against each
-  // other yet (LbmKernelPlanner.cpp).
+  // asked of the compiler, 3 (76-80 registers, no spills) or 4 (64 registers, spills); 3 measured faster on the
+  // H100 (the 2-D channel with a cylinder, 63,066 against 59,850 MLUPS; LbmKernelPlanner.cpp).
   int temporalOpenBlocks = 3;
   // Portable bulk kernel one cell per thread, two lattices: a block first asks L2 for what the block this many waves
   // of resident blocks later in launch order will read (its cells' classes and pulls; kernels/lbm/cuda/
-  // L2Prefetch.cuh), so that those loads find L2 instead of waiting on DRAM. 0 (the default): no prefetch. An
-  // experiment's override until measured.
+  // L2Prefetch.cuh), so that those loads find L2 instead of waiting on DRAM. 0: no prefetch. The planner asks for 1
+  // where that measured faster (FP16 storage on bounded 3-D boxes; LbmKernelPlanner.cpp).
   int prefetchWaves = 0;
   std::string note;         // what the plan did not do that was asked for, e.g. "in-place layout not used: ..."
 };
@@ -116,7 +116,7 @@ struct DeviceOverrides {
   int hopperSteps = kStepsAuto;          // HOPSIM_HOPPER_STEPS=1|2|4|auto|off
   int temporalCluster = 0;               // HOPSIM_HOPPER_TEMPORAL_CLUSTER=1|4|8
   int temporalOpenBlocks = 0;            // HOPSIM_HOPPER_OPEN_BLOCKS=3|4
-  int prefetchWaves = 0;                 // HOPSIM_LBM_PREFETCH_WAVES=0|1|2|4
+  int prefetchWaves = -1;                // HOPSIM_LBM_PREFETCH_WAVES=0|1|2|4
   bool skipHalo = false;                 // HOPSIM_LBM_SKIP_HALO=1: decomposed runs without the exchange (wrong results)
   int cpuCellsPerThread = -1;            // HOPSIM_CPU_CELLS_PER_THREAD=N (LbmSetup::cellsPerThread; -1: not set)
   int mdThreadsPerAtom = 0;              // HOPSIM_MD_THREADS_PER_ATOM=1|2|4|8|16|32 (EngineConfig::forceThreadsPerAtom)

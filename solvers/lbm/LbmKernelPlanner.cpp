@@ -91,13 +91,13 @@ std::string temporalRefusal(const LbmSetup& s, int steps) {
 // cavity 79,858 vs 53,030 (1.51x); FP16 storage's cavity still slower (78,739 vs 82,021), D3Q19's cavity too (k = 1
 // 23,661 vs 25,092, k = 2 17,968 vs 25,080). On an H100 (2026-12-05, docs/performance.md, "Measured on an H100"),
 // the D2Q9 FP32 wall variant at four blocks per SM: the cavity 82,911 vs 38,392 (2.16x), the periodic box with a
-// circle 106,318 vs 38,498 (2.76x). Boxes with inlet and outlet faces (the kernel's Open variant) keep the portable
-// kernels: the 2-D channel with a cylinder measured 31,093 vs 37,841 on the H100 with equal segments (the seam
-// tiles' shorter segments since are not measured).
+// circle 106,318 vs 38,498 (2.76x). Boxes with inlet and outlet faces (the kernel's Open variant, 3 blocks per SM):
+// the 2-D channel 8192 x 1024 with a cylinder measured 31,093 vs 37,841 on the H100 with equal segments, and with
+// the seam tiles on shorter segments 63,066 vs 38,421 (1.64x; 2026-12-07, docs/performance.md, "The seam tiles on
+// shorter segments"); in FP16 storage still slower (58,799 vs 68,794).
 bool hopperMeasuredFaster(const LbmSetup& s, const KernelPlan& k, int cc) {
   return cc >= 9 && s.lattice == LatticeKind::D2Q9 && s.precision == Precision::Single &&
-         k.layout == StreamingLayout::TwoLattice && !hasOpenFaces(s) &&
-         temporalRefusal(s, autoTemporalSteps(s.lattice)).empty();
+         k.layout == StreamingLayout::TwoLattice && temporalRefusal(s, autoTemporalSteps(s.lattice)).empty();
 }
 
 void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
@@ -151,7 +151,8 @@ void planHopper(DevicePlan& plan, const LbmSetup& s, int cc) {
     throw InputError(fmt::format("HOPSIM_HOPPER_TEMPORAL_CLUSTER={}: clusters of 4 or 8 blocks run the 3-D lattices "
                                  "at 2 steps per launch, on boxes without walls or solid cells", cluster));
   k.temporalCluster = std::max(1, cluster);
-  // The Open variant at 3 blocks per SM, where ptxas spills nothing, unless 4 are asked for (not measured yet).
+  // The Open variant at 3 blocks per SM, where ptxas spills nothing, unless 4 are asked for (the 2-D channel with a
+  // cylinder on the H100, 2026-12-07: 63,066 MLUPS at 3, 59,850 at 4).
   k.temporalOpenBlocks = o.temporalOpenBlocks ? o.temporalOpenBlocks : 3;
   // Graphs hold an even number of launches of k steps, so each leaves the current array where it found it.
   const int even = 2 * k.stepsPerLaunch;
@@ -213,6 +214,19 @@ bool openWrapMeasuredFaster(const LbmSetup& s) { return dimensionsOf(s.lattice) 
 // bulk kernel's face lanes.
 bool keepFacesMeasuredFaster(const LbmSetup&) { return false; }
 
+// Waves of the L2 prefetch where nothing asks for a number (KernelPlan::prefetchWaves): 1 where it measured faster
+// than none on the H100 (2026-12-07, docs/performance.md, "L2 prefetch ahead of the bulk kernel's blocks"; `hopsim
+// bench --kernels portable`, each distance its own process): the one-cell FP16 kernel on bounded D3Q19 boxes (the
+// cavity 256^3 30,282 -> 32,496 MLUPS, the channel with a cylinder 27,529 -> 30,031; 2 and 4 waves slower than 1:
+// 28,259 and 25,194 on the cavity). None elsewhere: FP32 measured slower with it (the cavity 18,581 -> 15,623, which
+// ran at 0.98 of the copy bandwidth without), as did the one-cell FP16 D2Q9 cavity (62,740 -> 61,833); boxes split
+// over ranks are not measured. Boxes of more than 2^32 populations run the kernel without it (PortableBulk).
+int autoPrefetchWaves(const LbmSetup& s) {
+  return s.precision == Precision::Half && s.lattice == LatticeKind::D3Q19 && bounded(s) && !s.domain.hasGhosts()
+             ? 1
+             : 0;
+}
+
 // Threads per block of the portable kernels where nothing asks for a number: 128 where that measured faster than 256
 // on the H200 (2026-12-04, docs/performance.md, "Blocks of 128 threads"; `hopsim bench --kernels portable`, two
 // rounds): every D2Q9 case (periodic 4096^2 +2.1%, cavity +2.5%, channel with a cylinder +2.6%), 3-D boxes with
@@ -259,8 +273,9 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
   k.graphPriority = o.graphPriority != 0;
   k.sampleInStep = o.sampleInStep != 0 && !s.domain.hasGhosts();
   // The L2 prefetch is built into the one-cell bulk kernel with two lattices (not the FP16 pair kernel).
-  k.prefetchWaves = k.layout == StreamingLayout::TwoLattice && !pairKernel ? o.prefetchWaves : 0;
-  if (o.prefetchWaves && !k.prefetchWaves)
+  const int waves = o.prefetchWaves >= 0 ? o.prefetchWaves : autoPrefetchWaves(s);
+  k.prefetchWaves = k.layout == StreamingLayout::TwoLattice && !pairKernel ? waves : 0;
+  if (o.prefetchWaves > 0 && !k.prefetchWaves)
     k.note += pairKernel ? "; L2 prefetch not used: the FP16 pair kernel has none (HOPSIM_LBM_HALF_PAIRS=0 has it)"
                          : "; L2 prefetch not used: it is built for two lattices";
   if (plan.backend != Backend::Cuda) return;
@@ -270,7 +285,7 @@ void planLbmKernels(DevicePlan& plan, const LbmSetup& s) {
     const bool hopper = hopperMeasuredFaster(s, k, cc);
     plan.kernels = hopper ? KernelVariant::Hopper : KernelVariant::Portable;
     plan.why += hopper ? "; kernels auto: hopper (the temporal kernel measured faster than portable on D2Q9 FP32 "
-                         "boxes without inlets: 2.4x periodic, 1.9x split over ranks, 1.5x the cavity)"
+                         "boxes: 2.4x periodic, 1.9x split over ranks, 1.5x the cavity, 1.6x a channel)"
                        : "; kernels auto: portable (the fastest measured for this case)";
   }
   if (plan.kernels == KernelVariant::Hopper) planHopper(plan, s, cc);
