@@ -216,15 +216,16 @@ bool keepFacesMeasuredFaster(const LbmSetup&) { return false; }
 
 // Waves of the L2 prefetch where nothing asks for a number (KernelPlan::prefetchWaves): 1 where it measured faster
 // than none on the H100 (2026-12-07, docs/performance.md, "L2 prefetch ahead of the bulk kernel's blocks"; `hopsim
-// bench --kernels portable`, each distance its own process): the one-cell FP16 kernel on bounded D3Q19 boxes (the
-// cavity 256^3 30,282 -> 32,496 MLUPS, the channel with a cylinder 27,529 -> 30,031; 2 and 4 waves slower than 1:
-// 28,259 and 25,194 on the cavity). None elsewhere: FP32 measured slower with it (the cavity 18,581 -> 15,623, which
-// ran at 0.98 of the copy bandwidth without), as did the one-cell FP16 D2Q9 cavity (62,740 -> 61,833); boxes split
-// over ranks are not measured. Boxes of more than 2^32 populations run the kernel without it (PortableBulk).
+// bench --kernels portable`, each distance its own process, two rounds): the one-cell FP16 kernel on bounded 3-D
+// boxes, D3Q19 (the cavity 256^3 30,282 -> 32,496 MLUPS, the channel with a cylinder 27,529 -> 30,031, with an
+// interpolated one 26,067 -> 27,661; 2 and 4 waves slower than 1: 28,259 and 25,194 on the cavity) and D3Q27 (the
+// cavity 19,716 -> 21,734, the channel 18,750 -> 20,781). None elsewhere: FP32 measured slower with it (the cavity
+// 18,581 -> 15,623, which ran at 0.98 of the copy bandwidth without; the periodic D3Q19 box 18,899 -> 16,632), as did
+// the one-cell FP16 D2Q9 cavity (62,740 -> 61,833); boxes split over ranks are not measured. Boxes of more than 2^32
+// populations run the kernel without it (PortableBulk).
 int autoPrefetchWaves(const LbmSetup& s) {
-  return s.precision == Precision::Half && s.lattice == LatticeKind::D3Q19 && bounded(s) && !s.domain.hasGhosts()
-             ? 1
-             : 0;
+  const bool measuredFaster = s.precision == Precision::Half && dimensionsOf(s.lattice) == 3 && bounded(s);
+  return measuredFaster && !s.domain.hasGhosts() ? 1 : 0;
 }
 
 // Threads per block of the portable kernels where nothing asks for a number: 128 where that measured faster than 256

@@ -217,12 +217,11 @@ class TemporalBulk final : public BulkStep<L, S> {
   };
 
   // What a plane of a seam tile's block costs against another's in the Open variant (their face cells' ring stores
-  // and ghost values hold every barrier of the block). ncu of the 2-D channel's 4-step launch on the H100: with equal
-  // segments (2026-12-05) the SMs active 714k of 2,118k cycles, so ~3; with the seam tiles' segments planned at 3
-  // (2026-12-07) still 811k on average against 1,029k for the busiest, which the one wave of blocks explains only
-  // with a weight of 4 or more. 5 plans the same segments as any weight from 4 to 5 would need (docs/performance.md,
-  // "The seam tiles on shorter segments, measured").
-  static constexpr double kSeamWeight = 5.0;
+  // and ghost values hold every barrier of the block): ncu of the 2-D channel's 4-step launch with equal segments
+  // (H100, 2026-12-05), its SMs active 714k of its 2,118k cycles. Measured against 5 on the H100 (2026-12-07): the
+  // channel 63,066 MLUPS at 3, 54,381 at 5, whose longer normal segments (114 planes against 103) set the launch
+  // (docs/performance.md, "The seam tiles on shorter segments, measured").
+  static constexpr double kSeamWeight = 3.0;
 
   BulkTarget<L, S> t_;
   int steps_;            // steps per launch
