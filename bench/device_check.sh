@@ -1270,6 +1270,15 @@ validate)
   run validate_cuda 200 build/hopsim validate --backend cuda ;;
 nist)
   run nist_cuda 150 build/hopsim validate --all --backend cuda md.nist_lj ;;
+mdlistprof)
+  # Issue 17's next lever (docs/performance.md, "Next for the 16.4M-atom step: the list build's floors"): what bounds
+  # the MD list kernel at 16.4M atoms, before a warp-cooperative build is written: its time, warp instructions, lanes
+  # active per instruction, occupancy and stall reasons (long scoreboard: waiting on its position loads).
+  run ncu_md_list 180 ncu --clock-control none -k regex:buildList -c 2 --section WarpStateStats \
+    --section SchedulerStats --section Occupancy --metrics gpu__time_duration.sum,smsp__inst_executed.sum,\
+smsp__thread_inst_executed_per_inst_executed.ratio,dram__bytes_read.sum,dram__bytes_write.sum $B \
+    inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \
+    --set device.backend=cuda --steps 20 --repeats 1 ;;
 profile)
   # Where the time goes: the Hopper cluster kernel against the portable one, and each kernel of an MD list build.
   NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,launch__cluster_dim_z,launch__occupancy_cluster_pct"
