@@ -44,9 +44,9 @@ constexpr int kPrefetchGroup = 8;
 // Called by every thread of the bulk kernel's block (its Prefetch variant); thread (0, 0) of the first block of each
 // group asks L2 for what the group's blocks `a.ahead` cells further on will read. A group's run is taken as
 // kPrefetchGroup x bx x by cells from the block's first (blocks that end short of a row's end, or are wider than the
-// box, make it reach a little beyond the group: the next blocks' data). One range check for all its runs (the pulls reach a plane, a row and a
-// cell either way; the rounding to 16 bytes adds at most 32 bytes): a group whose runs would not all lie inside the
-// arrays is left out, which only the first and last planes' worth of blocks can be.
+// box, make it reach a little beyond the group: the next blocks' data). One range check for all its runs (the pulls
+// reach a plane, a row and a cell either way; the rounding to 16 bytes adds at most 32 bytes): a group whose runs
+// would not all lie inside the arrays is left out, which only the first and last planes' worth of blocks can be.
 template <class L, class S, class Index, class T>
 __device__ __forceinline__ void prefetchBlockAhead(const DomainParams<T>& p, const TwoLatticeStep<L, S, Index>& a,
                                                    const std::uint8_t* cls) {
