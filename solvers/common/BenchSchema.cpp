@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <stdexcept>
 
 #include "core/Mpi.h"
 #include "kernels/common/CopyBandwidth.h"
@@ -135,6 +136,12 @@ nlohmann::json benchProvenance(Backend backend, int gpu) {
 
 nlohmann::json benchCopyBandwidth(Backend backend, int gpu, std::size_t bytes) {
   const bool device = backend == Backend::Cuda;
+  // Every GPU benchmark measures its ceiling here before its runs, so that no figure of a compile-check build's
+  // unoptimised kernels is taken.
+  if (device && !buildInfo()["cuda_device_optimized"].get<bool>())
+    throw std::runtime_error(
+        "this build's CUDA device code is not optimised (HOPSIM_CUDA_DEVICE_OPT=OFF, a compile check): its kernels' "
+        "times are not hopsim's; rebuild with -DHOPSIM_CUDA_DEVICE_OPT=ON to benchmark on the GPU");
   const mpi::Comm world = mpi::Comm::world();
   // With several ranks (which may share a GPU or a node) rank 0 alone measures while the others wait.
   std::optional<CopyBandwidth> measured;

@@ -27,6 +27,7 @@ nlohmann::json benchProvenance(Backend backend, int gpu);
 // backend GPU `gpu`'s (float4 copy kernel), on the cpu backend host memory's with every OpenMP thread. `bytes` is
 // the buffer size, 0 for the default (4 GiB on a GPU, 1 GiB on the host, less where memory is short). Under MPI
 // rank 0 measures and every rank gets the figure. Null where nothing could be measured (a build without CUDA).
+// Throws on the cuda backend of a build whose device code is not optimised (HOPSIM_CUDA_DEVICE_OPT=OFF).
 nlohmann::json benchCopyBandwidth(Backend backend, int gpu, std::size_t bytes = 0);
 
 // The median copy bandwidth in GB/s of a benchCopyBandwidth block; 0 for null.

@@ -162,6 +162,7 @@ nlohmann::json buildInfo() {
   j["with_vtk"] = static_cast<bool>(HOPSIM_WITH_VTK);
   j["hdf5_parallel"] = static_cast<bool>(HOPSIM_HDF5_PARALLEL);
   j["cuda_architectures"] = HOPSIM_CUDA_ARCHITECTURES;
+  j["cuda_device_optimized"] = static_cast<bool>(HOPSIM_CUDA_DEVICE_OPT);
   j["git_commit"] = HOPSIM_GIT_COMMIT;
   return j;
 }

@@ -67,6 +67,7 @@ TEST_CASE("run.json records the commit of the source tree the binary was built f
   const CommandResult version = runHopsim("--version");
   CHECK(version.output.find("(commit " + head + (dirty ? "-dirty" : "") + ", ") != std::string::npos);
   CHECK(run["build"]["cuda_architectures"].is_string());
+  CHECK(run["build"]["cuda_device_optimized"] == static_cast<bool>(HOPSIM_CUDA_DEVICE_OPT));
 }
 
 TEST_CASE("the CPU suite at the tiny scale writes one valid bench document that compare reads", "[bench_suite]") {
