@@ -1279,6 +1279,33 @@ mdlistprof)
 smsp__thread_inst_executed_per_inst_executed.ratio,dram__bytes_read.sum,dram__bytes_write.sum $B \
     inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \
     --set device.backend=cuda --steps 20 --repeats 1 ;;
+mdlistsrc)
+  # The MD list kernel at 16.4M atoms line by line (mdlistprof found it issuing on 59% of the cycles, 7.8 G warp
+  # instructions a build): ncu's source counters of its first launch (instructions executed and stall samples per
+  # SASS instruction and per source line; the build's line tables), as CSV.
+  run ncu_md_list_rep 240 ncu --clock-control none -k regex:buildList -c 1 --section SourceCounters \
+    --section WarpStateStats --import-source yes -o "$R/mdlist" $B inputs/md/lj_liquid.yaml \
+    --set "system.lattice.cells=[160,160,160]" --set precision=mixed --set device.backend=cuda --steps 10 --repeats 1
+  run ncu_md_list_sass 60 ncu -i "$R/mdlist.ncu-rep" --page source --csv --print-source sass
+  run ncu_md_list_cuda 60 ncu -i "$R/mdlist.ncu-rep" --page source --csv --print-source cuda
+  run ncu_md_list_details 60 ncu -i "$R/mdlist.ncu-rep" --page details ;;
+mdlist2)
+  # The list kernel's lighter appends and flushes (docs/performance.md, "The list build's appends and flushes"): the GPU
+  # MD tests (the warp whose lanes run far apart among them), memcheck and racecheck of that test, ncu of the kernel at
+  # 16.4M atoms as mdlistprof measured it before, and the benchmarks at 16.4M, 1M and 32,000 atoms.
+  run mdlist2_gpu_md_tests 150 $T "[gpu][md]"
+  SAN="gpu md: lanes of one warp far apart*"
+  run mdlist2_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "$SAN"
+  run mdlist2_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "$SAN"
+  run ncu_mdlist2 120 ncu --clock-control none -k regex:buildList -c 2 --section WarpStateStats \
+    --section SchedulerStats --section Occupancy --metrics gpu__time_duration.sum,smsp__inst_executed.sum,\
+smsp__thread_inst_executed_per_inst_executed.ratio,dram__bytes_read.sum,dram__bytes_write.sum $B \
+    inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \
+    --set device.backend=cuda --steps 20 --repeats 1
+  for c in 160:200 64:1000 20:2000; do
+    run "mdlist2_bench_${c%%:*}" 90 $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[${c%%:*},${c%%:*},${c%%:*}]" \
+      --set precision=mixed --set device.backend=cuda --steps ${c##*:} --repeats 3 --json "$R/mdlist2_bench_${c%%:*}.json"
+  done ;;
 profile)
   # Where the time goes: the Hopper cluster kernel against the portable one, and each kernel of an MD list build.
   NCU="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio,launch__cluster_dim_z,launch__occupancy_cluster_pct"

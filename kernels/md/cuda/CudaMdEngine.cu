@@ -65,8 +65,22 @@ struct ListGrid {
   P rangeSq;  // (cutoff + skin)^2: the pairs listed
 };
 
+// A 32-bit word of shared memory at a shared-window address. The list build converts its slots' base once: given a
+// pointer or the array's index, the compiler re-derived the window's base (S2UR, ULEA) at every staged store.
+__device__ __forceinline__ void storeShared(unsigned address, int v) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(address), "r"(v));
+}
+__device__ __forceinline__ int loadShared(unsigned address) {
+  int v;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(address));
+  return v;
+}
+
 // Fast build (every axis has >= 5 half-range bins): one thread per atom, the search walked row by row (see the file
 // comment), list entries staged per warp in shared memory and written one list row of 32 atoms at a time.
+// Instruction count (ncu source counters, 16.4M atoms, H100, docs/performance.md): the kernel issues on 59% of its
+// cycles and is bound by its 7.8 G warp instructions, not its loads; an entry's append is a compare and a shared
+// store (the limits it must respect folded once a row into `limit`), and a flush a load and a store an entry.
 template <class S, class P>
 __global__ void __launch_bounds__(kListWarps * 32)
     buildListKernel(Arrays<S, P> a, ListGrid<P> g, const int* __restrict__ cellStart, DeviceScalars* ds) {
@@ -75,7 +89,9 @@ __global__ void __launch_bounds__(kListWarps * 32)
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i - lane >= a.n) return;  // the whole warp is past the end; otherwise every lane stays for the warp votes
   const bool active = i < a.n;
-  int(*tile)[32] = stage[threadIdx.x >> 5];
+  // This lane's staged entry k at shared address slot(k) (a lane reads back only its own slots: no barrier).
+  const unsigned slot0 = static_cast<unsigned>(__cvta_generic_to_shared(&stage[threadIdx.x >> 5][0][lane]));
+  const auto slot = [&](int k) { return slot0 + static_cast<unsigned>(k & (kStage - 1)) * 32u * sizeof(int); };
   const auto* __restrict__ pos = a.pos;
   const auto pi = loadVec(pos + (active ? i : a.n - 1));
   const P x = pi.x, y = pi.y, z = pi.z;
@@ -85,9 +101,15 @@ __global__ void __launch_bounds__(kListWarps * 32)
   const int stride = a.stride;
   const std::size_t n = static_cast<std::size_t>(a.n);
   int* const out = a.nlist + i;  // entry k of atom i at out[k * n]
+  // Rows [written, end) of the list from this lane's staged entries, one 128-byte row segment per store for the warp.
+  const auto flush = [&](int written, int end) {
+    int* o = out + static_cast<std::size_t>(written) * n;
+    for (int k = written; k < end; ++k, o += n) *o = loadShared(slot(k));
+  };
 
-  // Entry k goes to tile slot k % kStage while it is fewer than kStage ahead of the rows already written; once a lane
-  // runs further ahead it writes its entries directly from then on (spill = its first direct entry).
+  // Entry k is staged while it is fewer than kStage ahead of the rows already written; once a lane runs further
+  // ahead it writes its entries directly from then on (spill = its first direct entry). Entries past the list's
+  // stride are counted, not stored (the list grows and is built again).
   int m = 0, written = 0, spill = INT_MAX;
   for (int tz = 0; tz < rowsZ; ++tz) {
     for (int ty = 0; ty < rowsY; ++ty) {
@@ -97,6 +119,9 @@ __global__ void __launch_bounds__(kListWarps * 32)
           RowRun<P> runs[3];
           splitRow(row.xs, g.axis[0], runs);
           const P hy = y + row.shiftY, hz = z + row.shiftZ;
+          // Entries below `limit` go to their slots; the rest (a lane gone kStage ahead, a spilled lane, an entry
+          // past the stride) take the rare path. A spilled lane's limit is its spill, below every later entry.
+          const int limit = spill != INT_MAX ? spill : min(stride, written + kStage);
 #pragma unroll
           for (int r = 0; r < 3; ++r) {  // unrolled: the runs stay in registers
             if (runs[r].last < runs[r].first) continue;
@@ -104,13 +129,11 @@ __global__ void __launch_bounds__(kListWarps * 32)
             const auto take = [&](int j, const decltype(pi)& pj) {
               const P dx = hx - pj.x, dy = hy - pj.y, dz = hz - pj.z;
               if (dx * dx + dy * dy + dz * dz < g.rangeSq && j != i) {
-                if (m < stride) {
-                  if (m < spill && m - written < kStage) {
-                    tile[m & (kStage - 1)][lane] = j;
-                  } else {
-                    spill = min(spill, m);
-                    out[static_cast<std::size_t>(m) * n] = j;
-                  }
+                if (m < limit) {
+                  storeShared(slot(m), j);
+                } else if (m < stride) {
+                  spill = min(spill, m);
+                  out[static_cast<std::size_t>(m) * n] = j;
                 }
                 ++m;
               }
@@ -131,17 +154,14 @@ __global__ void __launch_bounds__(kListWarps * 32)
           }
         }
       }
-      // Rows every lane has reached are complete: store them, one 128-byte row segment per store.
+      // Rows every lane has reached are complete: store them (a lane's staged ones: below its spill and the stride).
       const int low = __reduce_min_sync(kFullWarp, active ? m : INT_MAX);
-      for (int k = written; k < low; ++k)
-        if (active && k < spill && k < stride) out[static_cast<std::size_t>(k) * n] = tile[k & (kStage - 1)][lane];
+      if (active) flush(written, min(low, min(spill, stride)));
       written = low;
     }
   }
-  const int high = __reduce_max_sync(kFullWarp, m);
-  for (int k = written; k < high; ++k)
-    if (active && k < m && k < spill && k < stride) out[static_cast<std::size_t>(k) * n] = tile[k & (kStage - 1)][lane];
   if (active) {
+    flush(written, min(m, min(spill, stride)));
     a.ncount[i] = m;
     if (m > stride) atomicMax(&ds->overflow, m);
   }

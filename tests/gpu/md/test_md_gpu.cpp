@@ -146,6 +146,51 @@ TEST_CASE("gpu md: the force kernel with 1 to 32 threads per atom agrees with th
   compareEngines(start(8), one, 100, 100, {1e-9, 1e-10});
 }
 
+TEST_CASE("gpu md: lanes of one warp far apart in neighbour count (the list build's direct writes) agree with the CPU",
+          "[gpu][md]") {
+  if (!haveGpu()) return;
+  // A dense fcc block (density 1.2) filling half the box along x, with a few gas atoms in the other half, and a
+  // cut-off of 4: an atom inside the block lists ~400 pairs, one on its faces ~200 and a gas atom a few, and a warp's
+  // 32 consecutive sorted atoms (one bin row along x) mix them, so lanes run more than the build's 64 staged entries
+  // ahead of their warp's slowest and write their entries directly; the list also grows from its first 96 entries.
+  // Forces, energy and virial at this state against the CPU engine's, in double.
+  ParticleState s = makeFccLattice(1.2, {8, 8, 8}, 1.0);
+  const double block = s.box.length[0];
+  s.box.length[0] = 2 * block;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 3; ++k) {
+        s.x.push_back(block + 1.5 + 4.5 * i), s.y.push_back(1 + 4.5 * j), s.z.push_back(1 + 4.5 * k);
+        s.vx.push_back(0), s.vy.push_back(0), s.vz.push_back(0);
+        s.id.push_back(static_cast<long long>(s.id.size()) + 1);
+      }
+  EngineConfig config = ljBenchConfig(Precision::Double, IntegratorType::Nve);
+  config.lj.cutoff = 4.0;
+  auto cpu = makeCpuEngine(config);
+  cpu->initialize(s);
+  const std::vector<double> reference = forcesById(*cpu);
+  const RawThermo referenceThermo = cpu->thermo();
+  double largest = 0;
+  for (const double f : reference) largest = std::max(largest, std::abs(f));
+  REQUIRE(largest > 1);
+  auto gpu = makeCudaEngine(config, 0);
+  gpu->initialize(s);
+  const std::vector<double> f = forcesById(*gpu);
+  const RawThermo t = gpu->thermo();
+  REQUIRE(f.size() == reference.size());
+  double worst = 0;
+  for (std::size_t k = 0; k < f.size(); ++k) worst = std::max(worst, std::abs(f[k] - reference[k]));
+  const EngineStats cs = cpu->stats(), gs = gpu->stats();
+  INFO("largest force " << largest << ", worst difference " << worst << "; neighbours cpu " << cs.meanNeighbors
+                        << " / " << cs.maxNeighbors << ", gpu " << gs.meanNeighbors << " / " << gs.maxNeighbors);
+  CHECK(gs.maxNeighbors > 96 + 64);  // the list grew, and lanes ran more than 64 entries apart
+  CHECK(std::abs(gs.maxNeighbors - cs.maxNeighbors) <= 1);
+  CHECK(std::abs(gs.meanNeighbors - cs.meanNeighbors) < 1e-9 * cs.meanNeighbors);
+  CHECK(worst < 1e-12 * largest);
+  CHECK(std::abs(t.potential - referenceThermo.potential) < 1e-12 * std::abs(referenceThermo.potential));
+  CHECK(std::abs(t.virial - referenceThermo.virial) < 1e-12 * std::abs(referenceThermo.virial));
+}
+
 TEST_CASE("gpu md: the list grows inside the step graphs (a build overflows, the steps halt and resume)",
           "[gpu][md]") {
   if (!haveGpu()) return;
