@@ -1303,8 +1303,9 @@ smsp__thread_inst_executed_per_inst_executed.ratio,dram__bytes_read.sum,dram__by
     inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \
     --set device.backend=cuda --steps 20 --repeats 1
   for c in 160:200 64:1000 20:2000; do
-    run "mdlist2_bench_${c%%:*}" 90 $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[${c%%:*},${c%%:*},${c%%:*}]" \
-      --set precision=mixed --set device.backend=cuda --steps ${c##*:} --repeats 3 --json "$R/mdlist2_bench_${c%%:*}.json"
+    k=${c%%:*}
+    run "mdlist2_bench_$k" 90 $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[$k,$k,$k]" \
+      --set precision=mixed --set device.backend=cuda --steps ${c##*:} --repeats 3 --json "$R/mdlist2_bench_$k.json"
   done ;;
 profile)
   # Where the time goes: the Hopper cluster kernel against the portable one, and each kernel of an MD list build.

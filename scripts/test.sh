@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # The full build: tests, and CUDA for sm_80 and sm_90 where nvcc is found. This machine runs no kernel, so the device
-# code is compiled as a check only, at -O0 (HOPSIM_CUDA_DEVICE_OPT, a third of the optimised build's CUDA compile;
+# code is compiled as a check only, unoptimised (HOPSIM_CUDA_DEVICE_OPT, ~40% of the optimised build's CUDA compile;
 # `hopsim bench` refuses to time it), without line tables for profilers.
 scripts/build.sh -DHOPSIM_CUDA_LINEINFO=OFF -DHOPSIM_CUDA_DEVICE_OPT=OFF
 # Two entries at a time: most are one process with one or two threads, and CI has 2 cores. OpenMP threads that wait

@@ -12,7 +12,7 @@ namespace hopsim {
 
 // version, compiler, build_type, assertions, with_cuda, with_mpi, with_vtk, hdf5_parallel, cuda_architectures
 // ("80,90"; "none" without CUDA), cuda_device_optimized (false where HOPSIM_CUDA_DEVICE_OPT compiled the device code
-// at -O0, a compile check) and git_commit (the source tree's commit when built, "-dirty" appended when tracked
+// unoptimised, a compile check) and git_commit (the source tree's commit when built, "-dirty" appended when tracked
 // files differed from it, "unknown" outside a git checkout; CMakeLists.txt and cmake/HopsimGitCommit.cmake).
 nlohmann::json buildInfo();
 
