@@ -1,5 +1,5 @@
 // Helpers of the MD engine tests that compare engines or kernel paths: the LJ benchmark state's engine settings,
-// the forces in id order, and the largest position difference across the periodic box.
+// the forces in id order, the CPU engine's forces as a reference, and the largest force and position differences.
 #pragma once
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "CatchCompat.h"
 #include "core/md/ParticleState.h"
 #include "kernels/md/MdEngine.h"
 
@@ -41,6 +42,31 @@ inline std::vector<double> forcesById(md::MdEngine& e) {
   for (const std::size_t k : order)
     for (int d = 0; d < 3; ++d) out.push_back(f[d][k]);
   return out;
+}
+
+// The CPU engine's forces (id order), energy, virial and list statistics at state `s`, and its largest force
+// component.
+struct ReferenceForces {
+  std::vector<double> byId;
+  md::RawThermo thermo;
+  md::EngineStats stats;
+  double largest = 0;
+};
+
+inline ReferenceForces cpuReferenceForces(const md::EngineConfig& config, const md::ParticleState& s) {
+  auto cpu = md::makeCpuEngine(config);
+  cpu->initialize(s);
+  ReferenceForces r{forcesById(*cpu), cpu->thermo(), cpu->stats(), 0};
+  for (const double f : r.byId) r.largest = std::max(r.largest, std::abs(f));
+  return r;
+}
+
+// The largest difference between two force lists of the same atoms in the same order.
+inline double worstDifference(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0;
+  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::abs(a[k] - b[k]));
+  return worst;
 }
 
 // The largest coordinate difference between the same atoms of two states (same order), across the periodic box.

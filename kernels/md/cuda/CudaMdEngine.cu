@@ -78,9 +78,10 @@ __device__ __forceinline__ int loadShared(unsigned address) {
 
 // Fast build (every axis has >= 5 half-range bins): one thread per atom, the search walked row by row (see the file
 // comment), list entries staged per warp in shared memory and written one list row of 32 atoms at a time.
-// Instruction count (ncu source counters, 16.4M atoms, H100, docs/performance.md): the kernel issues on 59% of its
-// cycles and is bound by its 7.8 G warp instructions, not its loads; an entry's append is a compare and a shared
-// store (the limits it must respect folded once a row into `limit`), and a flush a load and a store an entry.
+// It is bound by its instruction count, not its loads (ncu at 16.4M atoms on the H100, docs/performance.md: issuing
+// on ~58% of its cycles; 7.8 G warp instructions a build before the appends and flushes were made lighter, 6.35 G
+// after): an entry's append is a compare and a shared store (the limits it must respect folded once a row into
+// `limit`), and a flush a load and a store an entry.
 template <class S, class P>
 __global__ void __launch_bounds__(kListWarps * 32)
     buildListKernel(Arrays<S, P> a, ListGrid<P> g, const int* __restrict__ cellStart, DeviceScalars* ds) {

@@ -19,9 +19,12 @@ using namespace hopsim::md;
 
 namespace {
 
+using hopsim::testing::cpuReferenceForces;
 using hopsim::testing::forcesById;
 using hopsim::testing::haveGpu;
 using hopsim::testing::maxPositionDifference;
+using hopsim::testing::ReferenceForces;
+using hopsim::testing::worstDifference;
 
 using hopsim::testing::ljBenchConfig;
 
@@ -113,32 +116,25 @@ TEST_CASE("gpu md: the force kernel with 1 to 32 threads per atom agrees with th
   cpu->advance(50, 0);
   ParticleState liquid;
   cpu->download(liquid);
-  cpu = makeCpuEngine(config);
-  cpu->initialize(liquid);
-  const std::vector<double> reference = forcesById(*cpu);
-  const RawThermo referenceThermo = cpu->thermo();
-  double largest = 0;
-  for (const double f : reference) largest = std::max(largest, std::abs(f));
+  const ReferenceForces ref = cpuReferenceForces(config, liquid);
+  const double largest = ref.largest;
   REQUIRE(largest > 1);
   for (const int group : {1, 2, 4, 8, 16, 32, 0}) {
     EngineConfig c = config;
     c.forceThreadsPerAtom = group;
     auto gpu = makeCudaEngine(c, 0);
     gpu->initialize(liquid);  // forces, energy and virial at this state
-    const std::vector<double> f = forcesById(*gpu);
+    const double worst = worstDifference(forcesById(*gpu), ref.byId);
     const RawThermo t = gpu->thermo();
-    REQUIRE(f.size() == reference.size());
-    double worst = 0;
-    for (std::size_t k = 0; k < f.size(); ++k) worst = std::max(worst, std::abs(f[k] - reference[k]));
     INFO(group << " threads per atom (the engine's: " << gpu->stats().forceThreadsPerAtom << "): largest force "
                << largest << ", worst difference " << worst << "; potential " << t.potential << " against "
-               << referenceThermo.potential);
+               << ref.thermo.potential);
     const int used = gpu->stats().forceThreadsPerAtom;
     if (group > 0) CHECK(used == group);
     else CHECK((used >= 1 && used <= 32 && (used & (used - 1)) == 0));  // the engine's choice: a power of two
     CHECK(worst < 1e-12 * largest);
-    CHECK(std::abs(t.potential - referenceThermo.potential) < 1e-12 * std::abs(referenceThermo.potential));
-    CHECK(std::abs(t.virial - referenceThermo.virial) < 1e-12 * std::abs(referenceThermo.virial));
+    CHECK(std::abs(t.potential - ref.thermo.potential) < 1e-12 * std::abs(ref.thermo.potential));
+    CHECK(std::abs(t.virial - ref.thermo.virial) < 1e-12 * std::abs(ref.thermo.virial));
   }
   // A whole trajectory with one thread per atom (the tests above run the 2,048-atom systems with 32).
   EngineConfig one = config;
@@ -166,29 +162,22 @@ TEST_CASE("gpu md: lanes of one warp far apart in neighbour count (the list buil
       }
   EngineConfig config = ljBenchConfig(Precision::Double, IntegratorType::Nve);
   config.lj.cutoff = 4.0;
-  auto cpu = makeCpuEngine(config);
-  cpu->initialize(s);
-  const std::vector<double> reference = forcesById(*cpu);
-  const RawThermo referenceThermo = cpu->thermo();
-  double largest = 0;
-  for (const double f : reference) largest = std::max(largest, std::abs(f));
-  REQUIRE(largest > 1);
+  const ReferenceForces ref = cpuReferenceForces(config, s);
+  REQUIRE(ref.largest > 1);
   auto gpu = makeCudaEngine(config, 0);
   gpu->initialize(s);
-  const std::vector<double> f = forcesById(*gpu);
+  const double worst = worstDifference(forcesById(*gpu), ref.byId);
   const RawThermo t = gpu->thermo();
-  REQUIRE(f.size() == reference.size());
-  double worst = 0;
-  for (std::size_t k = 0; k < f.size(); ++k) worst = std::max(worst, std::abs(f[k] - reference[k]));
-  const EngineStats cs = cpu->stats(), gs = gpu->stats();
-  INFO("largest force " << largest << ", worst difference " << worst << "; neighbours cpu " << cs.meanNeighbors
+  const EngineStats& cs = ref.stats;
+  const EngineStats gs = gpu->stats();
+  INFO("largest force " << ref.largest << ", worst difference " << worst << "; neighbours cpu " << cs.meanNeighbors
                         << " / " << cs.maxNeighbors << ", gpu " << gs.meanNeighbors << " / " << gs.maxNeighbors);
-  CHECK(gs.maxNeighbors > 96 + 64);  // the list grew, and lanes ran more than 64 entries apart
+  CHECK(gs.maxNeighbors > 96 + 64);  // the list grew from its first 96 entries, to more than 64 past them
   CHECK(std::abs(gs.maxNeighbors - cs.maxNeighbors) <= 1);
   CHECK(std::abs(gs.meanNeighbors - cs.meanNeighbors) < 1e-9 * cs.meanNeighbors);
-  CHECK(worst < 1e-12 * largest);
-  CHECK(std::abs(t.potential - referenceThermo.potential) < 1e-12 * std::abs(referenceThermo.potential));
-  CHECK(std::abs(t.virial - referenceThermo.virial) < 1e-12 * std::abs(referenceThermo.virial));
+  CHECK(worst < 1e-12 * ref.largest);
+  CHECK(std::abs(t.potential - ref.thermo.potential) < 1e-12 * std::abs(ref.thermo.potential));
+  CHECK(std::abs(t.virial - ref.thermo.virial) < 1e-12 * std::abs(ref.thermo.virial));
 }
 
 TEST_CASE("gpu md: the list grows inside the step graphs (a build overflows, the steps halt and resume)",

@@ -20,8 +20,11 @@ using namespace hopsim::md;
 
 namespace {
 
+using hopsim::testing::cpuReferenceForces;
 using hopsim::testing::forcesById;
 using hopsim::testing::maxPositionDifference;
+using hopsim::testing::ReferenceForces;
+using hopsim::testing::worstDifference;
 
 using hopsim::testing::ljBenchConfig;
 
@@ -51,13 +54,6 @@ ParticleState liquid(std::array<long long, 3> cells, bool onCpu = false) {
   return out;
 }
 
-double worstDifference(const std::vector<double>& a, const std::vector<double>& b) {
-  REQUIRE(a.size() == b.size());
-  double worst = 0;
-  for (std::size_t k = 0; k < a.size(); ++k) worst = std::max(worst, std::abs(a[k] - b[k]));
-  return worst;
-}
-
 struct Run {
   ParticleState state;
   ThermoRow thermo;
@@ -81,12 +77,10 @@ Run run(const EngineConfig& c, const ParticleState& s, long long steps, long lon
 void checkForces(const std::array<long long, 3>& cells, bool liquidOnCpu = false) {
   const ParticleState s = liquid(cells, liquidOnCpu);
   const EngineConfig base = ljBenchConfig(Precision::Double, IntegratorType::Nve);
-  auto cpu = makeCpuEngine(base);
-  cpu->initialize(s);
-  const std::vector<double> reference = forcesById(*cpu);
-  const RawThermo rt = cpu->thermo();
-  double largest = 0;
-  for (const double f : reference) largest = std::max(largest, std::abs(f));
+  const ReferenceForces ref = cpuReferenceForces(base, s);
+  const std::vector<double>& reference = ref.byId;
+  const RawThermo& rt = ref.thermo;
+  const double largest = ref.largest;
   REQUIRE(largest > 1);
   // The default tile (whole bricks), 64 atoms (most cells read from global memory) and 1.
   for (const int tile : {0, 64, 1}) {
