@@ -43,6 +43,13 @@ NCU_STEP="ncu --clock-control none --metrics gpu__time_duration.sum,dram__bytes_
 mdb() { local name=$1 n=$2 opts=$3; shift 3
         run "$name" 120 $M -n $n $opts $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[64,64,64]" \
           --set precision=mixed --set device.backend=cuda --steps 500 --repeats 3 --json "$R/$name.json" "$@"; }
+# ncuMdList NAME LIMIT: ncu of the MD list kernel's first two launches at 16.4M atoms (mixed): time, warp
+# instructions, lanes active, DRAM bytes, scheduler, warp states and occupancy.
+ncuMdList() { run "$1" "$2" ncu --clock-control none -k regex:buildList -c 2 --section WarpStateStats \
+                --section SchedulerStats --section Occupancy --metrics gpu__time_duration.sum,smsp__inst_executed.sum,\
+smsp__thread_inst_executed_per_inst_executed.ratio,dram__bytes_read.sum,dram__bytes_write.sum $B \
+                inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \
+                --set device.backend=cuda --steps 20 --repeats 1; }
 # The CUDA MPS daemon, so that ranks sharing the GPU run their kernels side by side.
 startMps() {
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
@@ -1274,11 +1281,7 @@ mdlistprof)
   # Issue 17's next lever (docs/performance.md, "Next for the 16.4M-atom step: the list build's floors"): what bounds
   # the MD list kernel at 16.4M atoms, before a warp-cooperative build is written: its time, warp instructions, lanes
   # active per instruction, occupancy and stall reasons (long scoreboard: waiting on its position loads).
-  run ncu_md_list 180 ncu --clock-control none -k regex:buildList -c 2 --section WarpStateStats \
-    --section SchedulerStats --section Occupancy --metrics gpu__time_duration.sum,smsp__inst_executed.sum,\
-smsp__thread_inst_executed_per_inst_executed.ratio,dram__bytes_read.sum,dram__bytes_write.sum $B \
-    inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \
-    --set device.backend=cuda --steps 20 --repeats 1 ;;
+  ncuMdList ncu_md_list 180 ;;
 mdlistsrc)
   # The MD list kernel at 16.4M atoms line by line (mdlistprof found it issuing on 59% of the cycles, 7.8 G warp
   # instructions a build): ncu's source counters of its first launch (instructions executed and stall samples per
@@ -1297,11 +1300,7 @@ mdlist2)
   SAN="gpu md: lanes of one warp far apart*"
   run mdlist2_memcheck 120 compute-sanitizer --tool memcheck --error-exitcode 1 $T "$SAN"
   run mdlist2_racecheck 120 compute-sanitizer --tool racecheck --error-exitcode 1 $T "$SAN"
-  run ncu_mdlist2 120 ncu --clock-control none -k regex:buildList -c 2 --section WarpStateStats \
-    --section SchedulerStats --section Occupancy --metrics gpu__time_duration.sum,smsp__inst_executed.sum,\
-smsp__thread_inst_executed_per_inst_executed.ratio,dram__bytes_read.sum,dram__bytes_write.sum $B \
-    inputs/md/lj_liquid.yaml --set "system.lattice.cells=[160,160,160]" --set precision=mixed \
-    --set device.backend=cuda --steps 20 --repeats 1
+  ncuMdList ncu_mdlist2 120
   for c in 160:200 64:1000 20:2000; do
     k=${c%%:*}
     run "mdlist2_bench_$k" 90 $B inputs/md/lj_liquid.yaml --set "system.lattice.cells=[$k,$k,$k]" \

@@ -102,10 +102,10 @@ __global__ void __launch_bounds__(kListWarps * 32)
   const int stride = a.stride;
   const std::size_t n = static_cast<std::size_t>(a.n);
   int* const out = a.nlist + i;  // entry k of atom i at out[k * n]
-  // Rows [written, end) of the list from this lane's staged entries, one 128-byte row segment per store for the warp.
-  const auto flush = [&](int written, int end) {
-    int* o = out + static_cast<std::size_t>(written) * n;
-    for (int k = written; k < end; ++k, o += n) *o = loadShared(slot(k));
+  // Rows [from, end) of the list from this lane's staged entries, one 128-byte row segment per store for the warp.
+  const auto flush = [&](int from, int end) {
+    int* o = out + static_cast<std::size_t>(from) * n;
+    for (int k = from; k < end; ++k, o += n) *o = loadShared(slot(k));
   };
 
   // Entry k is staged while it is fewer than kStage ahead of the rows already written; once a lane runs further
