@@ -139,6 +139,9 @@ if [ -n "${OLD_SRC:-}" ] && ! [ -x /tmp/old/prebuilt/hopsim ]; then
   echo "old build: exit $? in $((SECONDS - t0)) s" | tee -a "$R/status.txt"
 elif [ -n "${OLD:-}" ]; then
   rm -rf /tmp/old && mkdir -p /tmp/old && tar xf "$OLD" -C /tmp/old
+elif [ -f prebuilt/hopsim_old ]; then  # bench/prebuild.sh with OLD_HOPSIM: the old binary in the same tarball
+  rm -rf /tmp/old && mkdir -p /tmp/old/prebuilt && cp -r prebuilt/lib /tmp/old/prebuilt/ &&
+    cp prebuilt/hopsim_old /tmp/old/prebuilt/hopsim
 fi
 OB="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} /tmp/old/prebuilt/hopsim bench"
 for step in "$@"; do case $step in
@@ -920,6 +923,53 @@ mdgroup)
   for g in 1 8; do
     run "mdg_ncu_20_$g" 60 env HOPSIM_MD_THREADS_PER_ATOM=$g $NCU_STEP -k regex:forceKernel -c 2 $B $MDC \
       --set "system.lattice.cells=[20,20,20]" --steps 20 --repeats 1
+  done ;;
+mdforce)
+  # Issue 17: the force kernel without branches (docs/performance.md, "The MD force kernel without branches"), the
+  # old binary (prebuilt/hopsim_old) against this one. The MD GPU tests (the arithmetic check among them) and memcheck
+  # of the force tests; the same 400 steps of the mixed liquid (thermo every step, positions every 200) from both,
+  # which must agree bit for bit; then 16.4M, 1M and 32,000 atoms in two rounds of opposite order, and ncu of one
+  # force launch at 16.4M atoms from each.
+  run mdf_gpu_md_tests 150 $T "[gpu][md]"
+  run mdf_memcheck 150 compute-sanitizer --tool memcheck --error-exitcode 1 $T \
+    "gpu md: the force kernel with*,gpu md: lanes of one warp far apart*"
+  MDC="inputs/md/lj_liquid.yaml --set precision=mixed --set device.backend=cuda"
+  for who in old new; do
+    bin=build/hopsim; [ $who = old ] && bin="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib /tmp/old/prebuilt/hopsim"
+    for cells in 20 64; do
+      run "mdf_run_${who}_$cells" 60 $bin run $MDC --set "system.lattice.cells=[$cells,$cells,$cells]" \
+        --set run.steps=400 --set thermo.every=1 --set output.every=200 --set "output.formats=[h5md]" \
+        --output /tmp/mdf_${who}_$cells
+    done
+  done
+  for cells in 20 64; do
+    cmp /tmp/mdf_old_$cells/thermo.csv /tmp/mdf_new_$cells/thermo.csv > "$R/mdf_thermo_cmp_$cells.log" 2>&1
+    echo "mdf thermo $cells: cmp exit $?" | tee -a "$R/status.txt"
+    python3 - /tmp/mdf_old_$cells/trajectory.h5 /tmp/mdf_new_$cells/trajectory.h5 > "$R/mdf_traj_cmp_$cells.log" 2>&1 <<'PY'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+for p in ['particles/all/position/value', 'particles/all/velocity/value']:
+    if p in a: print(p, a[p].shape, 'bitwise' if np.array_equal(a[p][()], b[p][()]) else 'DIFFERENT')
+PY
+  done
+  for round in 1 2; do
+    for who in $(inRound $round old new); do
+      bin=$B; [ $who = old ] && bin=$OB
+      run "mdf_${who}_160_$round" 60 $bin $MDC --set "system.lattice.cells=[160,160,160]" --steps 200 --repeats 3 \
+        --json "$R/mdf_${who}_160_$round.json"
+      run "mdf_${who}_64_$round" 45 $bin $MDC --set "system.lattice.cells=[64,64,64]" --steps 1000 --repeats 3 \
+        --json "$R/mdf_${who}_64_$round.json"
+      run "mdf_${who}_20_$round" 45 $bin $MDC --set "system.lattice.cells=[20,20,20]" --steps 2000 --repeats 5 \
+        --json "$R/mdf_${who}_20_$round.json"
+    done
+  done
+  for who in old new; do
+    bin=build/hopsim; [ $who = old ] && bin="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib /tmp/old/prebuilt/hopsim"
+    run "mdf_ncu_$who" 90 ncu --clock-control none -k regex:forceKernel -c 2 --section Occupancy \
+      --metrics gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,\
+dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,\
+launch__registers_per_thread,smsp__issue_active.avg.pct_of_peak_sustained_active $bin bench $MDC \
+      --set "system.lattice.cells=[160,160,160]" --steps 20 --repeats 1
   done ;;
 mdhopper)
   # Issue 17, the Hopper MD force path (forces from cells in thread block clusters, no list) against the portable

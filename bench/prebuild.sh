@@ -19,5 +19,8 @@ for lib in libyaml-cpp libspdlog; do cp -L "$(ldd prebuilt/hopsim | awk "/$lib/ 
 # lacks (it has the serial one): that library travels too (its MPI is the GPU machine's OpenMPI 4.1, same soname).
 hdf5=$(ldd prebuilt/hopsim | awk '/libhdf5_openmpi/ {print $3}')
 if [ -n "$hdf5" ]; then cp -L "$hdf5" prebuilt/lib/; fi
-tar cf - prebuilt | xz -T0 -6 > prebuilt.tgz && rm -rf prebuilt
+# OLD_HOPSIM=path: an earlier build's hopsim travels beside this one as prebuilt/hopsim_old (device_check.sh runs it as
+# the old binary of an A/B); the two differ in few bytes, which an xz window over both finds (~+1 MB, not +27 MB).
+if [ -n "${OLD_HOPSIM:-}" ]; then cp "$OLD_HOPSIM" prebuilt/hopsim_old && strip prebuilt/hopsim_old; fi
+tar cf - prebuilt | xz -T0 --lzma2=preset=6,dict=192MiB > prebuilt.tgz && rm -rf prebuilt
 ls -l prebuilt.tgz

@@ -33,19 +33,28 @@ inline LjCoefficients<T> makeLjCoefficients(double epsilon, double sigma, double
   return c;
 }
 
-// For r^2 < cutoff^2 (checked by the caller): returns F(r)/r, so the force on i from j is (r_i - r_j) * result.
+// For r^2 < cutoff^2 (checked by the caller), from ir2 = 1 / r^2: returns F(r)/r, so the force on i from j is
+// (r_i - r_j) * result. (The GPU pair loop computes the reciprocal its own way, MdKernels.cuh's pairReciprocal.)
 template <class T>
-HOPSIM_HD T ljForceOverR(T r2, const LjCoefficients<T>& c) {
-  const T ir2 = T(1) / r2;
+HOPSIM_HD T ljForceOverRFromIr2(T ir2, const LjCoefficients<T>& c) {
   const T ir6 = ir2 * ir2 * ir2;
   return ir6 * (c.forceA * ir6 - c.forceB) * ir2;
 }
 
 template <class T>
-HOPSIM_HD T ljEnergy(T r2, const LjCoefficients<T>& c) {
-  const T ir2 = T(1) / r2;
+HOPSIM_HD T ljEnergyFromIr2(T ir2, const LjCoefficients<T>& c) {
   const T ir6 = ir2 * ir2 * ir2;
   return ir6 * (c.energyA * ir6 - c.energyB) - c.shift;
+}
+
+template <class T>
+HOPSIM_HD T ljForceOverR(T r2, const LjCoefficients<T>& c) {
+  return ljForceOverRFromIr2(T(1) / r2, c);
+}
+
+template <class T>
+HOPSIM_HD T ljEnergy(T r2, const LjCoefficients<T>& c) {
+  return ljEnergyFromIr2(T(1) / r2, c);
 }
 
 // One atom's force, and its share of energy and virial, summed over its neighbours in accumulator type A.

@@ -157,6 +157,52 @@ inline int forceGroupFor(long long atoms, int smCount, int asked) {
   return g;
 }
 
+// The force kernel's pair arithmetic without a branch, so that the compiler can issue the index and position loads
+// of several list entries before the first entry's arithmetic: a branch per pair (the division's range test, the
+// minimum image's two tests per axis, the cutoff test around the force) kept each entry's two dependent loads in an
+// iteration of their own and doubled the instructions per entry (docs/performance.md, "The MD force kernel without
+// branches"). The results are those of addPair, bit for bit, as the comments below say why.
+//
+// 1 / r2 for a squared distance, a normal number: a reciprocal estimate and one Newton step, which is what IEEE
+// division computes on its fast path (the path the compiler's range test takes for every exponent but the four
+// largest and zero: denormal, huge, infinite and NaN operands go to a slow path, a squared distance never). A zero r2
+// (atoms on top of each other) gives NaN where the division gives infinity: non-finite either way.
+__device__ __forceinline__ float pairReciprocal(float r2) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(r2));
+  return __fmaf_rn(r, __fmaf_rn(-r2, r, 1.0f), r);
+}
+__device__ __forceinline__ double pairReciprocal(double r2) { return 1.0 / r2; }
+
+// d less the nearest multiple of the box length, `inverse` = 1 / length: minimumImage for |d| < length, where the
+// nearest integer to d / length comes from adding and taking away 1.5 x 2^23 (2^52 in double), exact while
+// |d / length| < 2^22. d - length is then one rounding of the same difference; the two forms can differ only for
+// |d| within a rounding of half the box, farther apart than any cutoff the engines accept.
+__device__ __forceinline__ float nearestImage(float d, float length, float inverse) {
+  const float n = __fadd_rn(__fmaf_rn(d, inverse, 12582912.0f), -12582912.0f);
+  return __fmaf_rn(-n, length, d);
+}
+__device__ __forceinline__ double nearestImage(double d, double length, double inverse) {
+  const double n = __dadd_rn(__fma_rn(d, inverse, 6755399441055744.0), -6755399441055744.0);
+  return __fma_rn(-n, length, d);
+}
+
+// addPair with the cutoff applied by selection: the force and energy are computed for every entry and a pair
+// beyond the cutoff adds zeros (a list holds the skin's pairs too; a warp has some pair inside on nearly every
+// entry, so the branch saved no work).
+template <bool Energy, class P, class A>
+__device__ __forceinline__ void addPairSelected(P dx, P dy, P dz, const LjCoefficients<P>& c, PairSums<P, A>& s) {
+  const P r2 = dx * dx + dy * dy + dz * dz;
+  const bool inside = r2 < c.cutoffSq;
+  const P ir2 = pairReciprocal(r2);
+  const P f = inside ? ljForceOverRFromIr2(ir2, c) : P(0);
+  s.fx += dx * f, s.fy += dy * f, s.fz += dz * f;
+  if constexpr (Energy) {
+    s.energy += inside ? A(ljEnergyFromIr2(ir2, c)) : A(0);
+    s.virial += A(r2) * A(f);
+  }
+}
+
 // Forces on atoms [0, a.n) from their lists, `group` threads per atom (forceGroupFor): thread `part` of an atom's
 // group sums its entries part, part + group, ..., and the group folds its partial sums by shuffles (xor steps, so
 // every lane holds the same bits; lane 0 stores). One thread per atom sums the list in order, as before groups.
@@ -172,21 +218,35 @@ __global__ void __launch_bounds__(kBlock)
     const int* __restrict__ entry = a.nlist + i;
     const std::size_t n = static_cast<std::size_t>(a.n);
     const auto pi = loadVec(pos + i);
-    const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])}, H[3] = {P(b.H[0]), P(b.H[1]), P(b.H[2])};
+    const P L[3] = {P(b.L[0]), P(b.L[1]), P(b.L[2])};
+    const P inverseL[3] = {P(1 / b.L[0]), P(1 / b.L[1]), P(1 / b.L[2])};
     // At most the stored entries: after a build that overflowed (the count goes on past the stride), the steps are
     // halted and this evaluation is thrown away (CudaMdEngine::advance evaluates it again on the grown list).
     const int m = min(__ldg(a.ncount + i), a.stride);
-    // Unrolled so that the index and position loads of several neighbours are in flight together.
-#pragma unroll 4
-    for (int k = part; k < m; k += group) {
-      const int j = __ldg(entry + static_cast<std::size_t>(k) * n);
-      const auto pj = loadVec(pos + j);
-      if constexpr (Periodic)
-        addPair(minimumImage(P(pi.x - pj.x), L[0], H[0]), minimumImage(P(pi.y - pj.y), L[1], H[1]),
-                minimumImage(P(pi.z - pj.z), L[2], H[2]), c, Energy, sum);
-      else
-        addPair(P(pi.x - pj.x), P(pi.y - pj.y), P(pi.z - pj.z), c, Energy, sum);
+    const auto add = [&](const auto& pj) {
+      P dx = P(pi.x - pj.x), dy = P(pi.y - pj.y), dz = P(pi.z - pj.z);
+      if constexpr (Periodic) {
+        dx = nearestImage(dx, L[0], inverseL[0]);
+        dy = nearestImage(dy, L[1], inverseL[1]);
+        dz = nearestImage(dz, L[2], inverseL[2]);
+      }
+      addPairSelected<Energy>(dx, dy, dz, c, sum);
+    };
+    // Entries in batches of kBatch, every load of a batch issued before its first pair's arithmetic (the index loads,
+    // then the position loads they name), then the rest one by one; the pairs are added in list order either way.
+    constexpr int kBatch = 4;
+    int k = part;
+    for (; k + (kBatch - 1) * group < m; k += kBatch * group) {
+      int j[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) j[u] = __ldg(entry + static_cast<std::size_t>(k + u * group) * n);
+      typename Vec4<P>::type pj[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) pj[u] = loadVec(pos + j[u]);
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) add(pj[u]);
     }
+    for (; k < m; k += group) add(loadVec(pos + __ldg(entry + static_cast<std::size_t>(k) * n)));
   }
   // Every thread of the block gets here (no early return), as the full-warp shuffles need; a group never straddles
   // a warp (group divides 32, blocks are whole warps).
