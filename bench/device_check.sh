@@ -862,6 +862,18 @@ prefetch3)
   run ncu_prefetch3_channel2d 60 ncu --clock-control none --metrics gpu__time_duration.sum,sm__cycles_active.avg,\
 sm__cycles_active.max,sm__cycles_elapsed.max,dram__bytes_read.sum,dram__bytes_write.sum -k regex:temporal -c 2 \
     $B bench/lbm_channel2d_cylinder_single.yaml --kernels hopper --steps 8 --repeats 1 ;;
+prefetch200)
+  # Issue 14 on an H200 (the prefetch was measured on H100s only): the FP16 3-D bounded cases of both lattices at 0
+  # and 1 wave of L2 prefetch (the planner takes 1), two rounds in opposite order.
+  for round in 1 2; do
+    for w in $(inRound $round 0 1); do
+      for c in c3h ch3h c3h27; do
+        boundedCase $c
+        run "prefetch200_${c}_${w}_$round" 45 env HOPSIM_LBM_PREFETCH_WAVES=$w $B "${args[@]}" --kernels portable \
+          --repeats 3 --json "$R/prefetch200_${c}_${w}_$round.json"
+      done
+    done
+  done ;;
 sidecap)
   # The side stream's list kernels (face moments, boundary, curved) on at most N blocks (HOPSIM_LBM_SIDE_BLOCKS;
   # unset: one thread per cell) beside the bulk kernel: the 3-D channel (FP32 staircase and interpolated, FP16) and
