@@ -983,6 +983,30 @@ dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sust
 launch__registers_per_thread,smsp__issue_active.avg.pct_of_peak_sustained_active $bin bench $MDC \
       --set "system.lattice.cells=[160,160,160]" --steps 20 --repeats 1
   done ;;
+mdforcevar)
+  # Variants of the force kernel built beside this one (prebuilt/hopsim_var_NAME, e.g. other launch bounds or batch
+  # sizes) against it and the old binary: 16.4M and 1M atoms, two rounds in opposite order; then the old binary's
+  # thermo twice, to tell its run-to-run spread (the energy sums meet in atomics of block sums) from a change.
+  vars=(new old); for f in prebuilt/hopsim_var_*; do [ -f "$f" ] && vars+=("${f#prebuilt/hopsim_}"); done
+  MDC="inputs/md/lj_liquid.yaml --set precision=mixed --set device.backend=cuda"
+  for round in 1 2; do
+    for who in $(inRound $round "${vars[@]}"); do
+      case $who in new) bin=$B ;; old) bin=$OB ;; *) bin="prebuilt/hopsim_$who bench" ;; esac
+      run "mdv_${who}_160_$round" 60 $bin $MDC --set "system.lattice.cells=[160,160,160]" --steps 200 --repeats 3 \
+        --json "$R/mdv_${who}_160_$round.json"
+      run "mdv_${who}_64_$round" 45 $bin $MDC --set "system.lattice.cells=[64,64,64]" --steps 1000 --repeats 3 \
+        --json "$R/mdv_${who}_64_$round.json"
+    done
+  done
+  for k in old_1 old_2 new_1; do
+    bin=build/hopsim; [ ${k%_*} = old ] && bin="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib /tmp/old/prebuilt/hopsim"
+    run "mdv_run_$k" 60 $bin run $MDC --set run.steps=400 --set thermo.every=1 --set output.every=0 \
+      --output /tmp/mdv_$k
+  done
+  cmp /tmp/mdv_old_1/thermo.csv /tmp/mdv_old_2/thermo.csv > "$R/mdv_old_thermo_cmp.log" 2>&1
+  echo "mdv old thermo twice: cmp exit $?" | tee -a "$R/status.txt"
+  paste -d'\n' /tmp/mdv_old_1/thermo.csv /tmp/mdv_old_2/thermo.csv /tmp/mdv_new_1/thermo.csv | head -16 \
+    > "$R/mdv_thermo_lines.log" ;;
 mdhopper)
   # Issue 17, the Hopper MD force path (forces from cells in thread block clusters, no list) against the portable
   # list kernels: its tests, the bench at 1M, 16.4M and 32,000 atoms (mixed; both kernels each size, in opposite
