@@ -979,7 +979,8 @@ PY
     run "mdf_ncu_$who" 90 ncu --clock-control none -k regex:forceKernel -c 2 --section Occupancy \
       --metrics gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,\
 dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,\
-launch__registers_per_thread,smsp__issue_active.avg.pct_of_peak_sustained_active $bin bench $MDC \
+launch__registers_per_thread,smsp__issue_active.avg.pct_of_peak_sustained_active,l1tex__t_sector_hit_rate.pct,\
+lts__t_sector_hit_rate.pct,smsp__average_warp_latency_issue_stalled_long_scoreboard.ratio $bin bench $MDC \
       --set "system.lattice.cells=[160,160,160]" --steps 20 --repeats 1
   done ;;
 mdforcevar)

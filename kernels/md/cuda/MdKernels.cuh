@@ -164,9 +164,10 @@ inline int forceGroupFor(long long atoms, int smCount, int asked) {
 // branches"). The results are those of addPair, bit for bit, as the comments below say why.
 //
 // 1 / r2 for a squared distance, a normal number: a reciprocal estimate and one Newton step, which is what IEEE
-// division computes on its fast path (the path the compiler's range test takes for every exponent but the four
-// largest and zero: denormal, huge, infinite and NaN operands go to a slow path, a squared distance never). A zero r2
-// (atoms on top of each other) gives NaN where the division gives infinity: non-finite either way.
+// division computes on its fast path (the path the compiler's range test takes for every exponent but zero and the
+// three largest: zero, denormal, above 2^126, infinite and NaN operands go to a slow path, a squared distance in a
+// list never). A zero r2 (atoms on top of each other) gives NaN where the division gives infinity: non-finite either
+// way.
 __device__ __forceinline__ float pairReciprocal(float r2) {
   float r;
   asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(r2));

@@ -29,7 +29,7 @@ __global__ void reciprocalCheckKernel(unsigned firstBits, unsigned count, PairAr
   if (estimateDiffers) atomicAdd(&out->estimate.differ, estimateDiffers);
 }
 
-// Displacements d = L (2 k / count - 1), k = 0 .. count - 1, across (-L, L], but those within 8 ulps of +-L/2 (where
+// Displacements d = L (2 k / count - 1), k = 0 .. count - 1, across [-L, L), but those within 8 ulps of +-L/2 (where
 // the two forms may round a tie differently: never a pair inside a cutoff, which is below half the box).
 template <class T>
 __global__ void imageCheckKernel(T length, unsigned count, ArithmeticCount* out) {
@@ -54,7 +54,7 @@ PairArithmeticCheck checkPairArithmetic() {
   PairArithmeticCheck result;
   try {
     HOPSIM_CUDA_CHECK(cudaMemset(device, 0, sizeof(PairArithmeticCheck)));
-    // [2^-12, 2^12): 24 binades of 2^23 floats, squared distances from 0.016 to 64 (sigma = 1) and far beyond.
+    // [2^-12, 2^12): 24 binades of 2^23 floats, squared distances from 2.4e-4 to 4096 (sigma = 1).
     const unsigned first = 0x39800000u, count = 24u << 23;
     reciprocalCheckKernel<<<kCheckBlocks, kCheckThreads>>>(first, count, device);
     HOPSIM_CUDA_CHECK_LAUNCH("reciprocalCheckKernel");
