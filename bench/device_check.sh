@@ -599,6 +599,15 @@ def walk(name, obj):
     if isinstance(obj, h5py.Dataset):
         x, y = obj[()], fb[name][()]; same = np.array_equal(x, y); bad += not same; print(name, x.shape, 'bitwise' if same else 'DIFFERENT')
 fa.visititems(walk); sys.exit(1 if bad else 0)" ;;
+mdmpiquick)
+  # mdmpimps's figures first where device time is short: the 1M-atom bench on 1, 2 and 4 ranks under MPS, two rounds
+  # in opposite order, then the decomposed engine's GPU tests on 2 ranks.
+  startMps
+  for round in 1 2; do
+    for n in $(inRound $round 1 2 4); do mdb "md_mpi_bench_${n}r_mps_$round" $n ""; done
+  done
+  echo quit | nvidia-cuda-mps-control
+  run md_mpi_gpu_2 150 $M -n 2 build/tests/hopsim_mpi_tests "[md][gpu]" ;;
 mdmpi)
   # Decomposed MD on the CUDA backend: thermo against the one-rank CUDA engine on 1, 2 and 4 ranks sharing GPU 0
   # (and the GPU rebuild with GPU-to-GPU ghosts against the host rebuild with staged ghosts, bit for bit; the MD MPI
