@@ -143,7 +143,17 @@ elif [ -f prebuilt/hopsim_old ]; then  # bench/prebuild.sh with OLD_HOPSIM: the 
   rm -rf /tmp/old && mkdir -p /tmp/old/prebuilt && cp -r prebuilt/lib /tmp/old/prebuilt/ &&
     cp prebuilt/hopsim_old /tmp/old/prebuilt/hopsim
 fi
-OB="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} /tmp/old/prebuilt/hopsim bench"
+OH="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} /tmp/old/prebuilt/hopsim"
+OB="$OH bench"
+# mdSizes PREFIX BENCH SIZES: the mixed LJ liquid benchmarked by the bench command BENCH at SIZES (160: 16.4M atoms,
+# 64: 1M, 20: 32,000), each into $R/PREFIX_SIZE.json.
+mdSizes() { local prefix=$1 bench=$2 cells steps; shift 2
+  for cells in "$@"; do
+    case $cells in 160) steps="--steps 200 --repeats 3" ;; 64) steps="--steps 1000 --repeats 3" ;;
+                   *) steps="--steps 2000 --repeats 5" ;; esac
+    run "${prefix}_$cells" 60 $bench inputs/md/lj_liquid.yaml --set precision=mixed --set device.backend=cuda \
+      --set "system.lattice.cells=[$cells,$cells,$cells]" $steps --json "$R/${prefix}_$cells.json"
+  done; }
 for step in "$@"; do case $step in
 archtests)
   # An architecture change, part 1: every GPU test of the new build.
@@ -957,7 +967,7 @@ mdforce)
     "gpu md: the force kernel with*,gpu md: lanes of one warp far apart*,gpu md: the force kernel's reciprocal*"
   MDC="inputs/md/lj_liquid.yaml --set precision=mixed --set device.backend=cuda"
   for who in old new; do
-    bin=build/hopsim; [ $who = old ] && bin="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib /tmp/old/prebuilt/hopsim"
+    bin=build/hopsim; [ $who = old ] && bin=$OH
     for cells in 20 64; do
       run "mdf_run_${who}_$cells" 60 $bin run $MDC --set "system.lattice.cells=[$cells,$cells,$cells]" \
         --set run.steps=400 --set thermo.every=1 --set output.every=200 --set "output.formats=[h5md]" \
@@ -975,16 +985,11 @@ PY
   for round in 1 2; do
     for who in $(inRound $round old new); do
       bin=$B; [ $who = old ] && bin=$OB
-      run "mdf_${who}_160_$round" 60 $bin $MDC --set "system.lattice.cells=[160,160,160]" --steps 200 --repeats 3 \
-        --json "$R/mdf_${who}_160_$round.json"
-      run "mdf_${who}_64_$round" 45 $bin $MDC --set "system.lattice.cells=[64,64,64]" --steps 1000 --repeats 3 \
-        --json "$R/mdf_${who}_64_$round.json"
-      run "mdf_${who}_20_$round" 45 $bin $MDC --set "system.lattice.cells=[20,20,20]" --steps 2000 --repeats 5 \
-        --json "$R/mdf_${who}_20_$round.json"
+      mdSizes "mdf_${who}_$round" "$bin" 160 64 20
     done
   done
   for who in old new; do
-    bin=build/hopsim; [ $who = old ] && bin="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib /tmp/old/prebuilt/hopsim"
+    bin=build/hopsim; [ $who = old ] && bin=$OH
     run "mdf_ncu_$who" 90 ncu --clock-control none -k regex:forceKernel -c 2 --section Occupancy \
       --metrics gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,\
 dram__bytes_read.sum,dram__bytes_write.sum,sm__warps_active.avg.pct_of_peak_sustained_active,\
@@ -1001,14 +1006,11 @@ mdforcevar)
   for round in 1 2; do
     for who in $(inRound $round "${vars[@]}"); do
       case $who in new) bin=$B ;; old) bin=$OB ;; *) bin="prebuilt/hopsim_$who bench" ;; esac
-      run "mdv_${who}_160_$round" 60 $bin $MDC --set "system.lattice.cells=[160,160,160]" --steps 200 --repeats 3 \
-        --json "$R/mdv_${who}_160_$round.json"
-      run "mdv_${who}_64_$round" 45 $bin $MDC --set "system.lattice.cells=[64,64,64]" --steps 1000 --repeats 3 \
-        --json "$R/mdv_${who}_64_$round.json"
+      mdSizes "mdv_${who}_$round" "$bin" 160 64
     done
   done
   for k in old_1 old_2 new_1; do
-    bin=build/hopsim; [ ${k%_*} = old ] && bin="env LD_LIBRARY_PATH=/tmp/old/prebuilt/lib /tmp/old/prebuilt/hopsim"
+    bin=build/hopsim; [ ${k%_*} = old ] && bin=$OH
     run "mdv_run_$k" 60 $bin run $MDC --set run.steps=400 --set thermo.every=1 --set output.every=0 \
       --output /tmp/mdv_$k
   done
