@@ -209,7 +209,7 @@ __device__ __forceinline__ void addPairSelected(P dx, P dy, P dz, const LjCoeffi
 // every lane holds the same bits; lane 0 stores). One thread per atom sums the list in order, as before groups.
 // Periodic: minimum image per pair; not periodic: ghosts carry their image already.
 // Float pairs at eight blocks per SM (32 registers, 16-40 bytes spilled): left to itself ptxas gave the batched loop
-// 40-42 registers, six or five blocks, 2-5% slower than eight (H100, docs/performance.md, "The MD force kernel
+// 40-42 registers, six or five blocks, 1-3% slower than eight (H100, docs/performance.md, "The MD force kernel
 // without branches"; batches of two at eight blocks, no spill, 9% slower than batches of four). Double pairs keep
 // ptxas's choice (0: no minimum; held to 32 registers they spill 128-168 bytes).
 template <class P>
