@@ -975,7 +975,8 @@ mdforce)
     done
   done
   for cells in 20 64; do
-    python3 - /tmp/mdf_old_$cells/trajectory.h5 /tmp/mdf_new_$cells/trajectory.h5 > "$R/mdf_traj_cmp_$cells.log" 2>&1 <<'PY'
+    python3 - /tmp/mdf_old_$cells/trajectory.h5 /tmp/mdf_new_$cells/trajectory.h5 \
+      > "$R/mdf_traj_cmp_$cells.log" 2>&1 <<'PY'
 import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
 for p in ['particles/all/position/value', 'particles/all/velocity/value']:
