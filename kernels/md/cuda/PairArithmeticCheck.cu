@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/common/CudaCheck.h"
+#include "kernels/common/DeviceBuffer.cuh"
 #include "kernels/md/PeriodicBox.h"
 #include "kernels/md/cuda/MdKernels.cuh"
 
@@ -49,29 +50,23 @@ __global__ void imageCheckKernel(T length, unsigned count, ArithmeticCount* out)
 }  // namespace
 
 PairArithmeticCheck checkPairArithmetic() {
-  PairArithmeticCheck* device = nullptr;
-  HOPSIM_CUDA_CHECK(cudaMalloc(&device, sizeof(PairArithmeticCheck)));
-  PairArithmeticCheck result;
-  try {
-    HOPSIM_CUDA_CHECK(cudaMemset(device, 0, sizeof(PairArithmeticCheck)));
-    // [2^-12, 2^12): 24 binades of 2^23 floats, squared distances from 2.4e-4 to 4096 (sigma = 1).
-    const unsigned first = 0x39800000u, count = 24u << 23;
-    reciprocalCheckKernel<<<kCheckBlocks, kCheckThreads>>>(first, count, device);
-    HOPSIM_CUDA_CHECK_LAUNCH("reciprocalCheckKernel");
-    const unsigned displacements = 1u << 24;
-    for (const double length : {3.0, 10.0, 33.61, 268.8, 1000.0}) {
-      imageCheckKernel<float><<<kCheckBlocks, kCheckThreads>>>(float(length), displacements, &device->imageFloat);
-      HOPSIM_CUDA_CHECK_LAUNCH("imageCheckKernel<float>");
-      imageCheckKernel<double><<<kCheckBlocks, kCheckThreads>>>(length, displacements, &device->imageDouble);
-      HOPSIM_CUDA_CHECK_LAUNCH("imageCheckKernel<double>");
-    }
-    HOPSIM_CUDA_CHECK(cudaMemcpy(&result, device, sizeof(result), cudaMemcpyDeviceToHost));
-    result.reciprocal.tried = result.estimate.tried = count;
-  } catch (...) {
-    cudaFree(device);
-    throw;
+  DeviceBuffer<PairArithmeticCheck> buffer(1);
+  PairArithmeticCheck* device = buffer.get();
+  buffer.zero(0);
+  // [2^-12, 2^12): 24 binades of 2^23 floats, squared distances from 2.4e-4 to 4096 (sigma = 1).
+  const unsigned first = 0x39800000u, count = 24u << 23;
+  reciprocalCheckKernel<<<kCheckBlocks, kCheckThreads>>>(first, count, device);
+  HOPSIM_CUDA_CHECK_LAUNCH("reciprocalCheckKernel");
+  const unsigned displacements = 1u << 24;
+  for (const double length : {3.0, 10.0, 33.61, 268.8, 1000.0}) {
+    imageCheckKernel<float><<<kCheckBlocks, kCheckThreads>>>(float(length), displacements, &device->imageFloat);
+    HOPSIM_CUDA_CHECK_LAUNCH("imageCheckKernel<float>");
+    imageCheckKernel<double><<<kCheckBlocks, kCheckThreads>>>(length, displacements, &device->imageDouble);
+    HOPSIM_CUDA_CHECK_LAUNCH("imageCheckKernel<double>");
   }
-  HOPSIM_CUDA_CHECK(cudaFree(device));
+  PairArithmeticCheck result;
+  HOPSIM_CUDA_CHECK(cudaMemcpy(&result, device, sizeof(result), cudaMemcpyDeviceToHost));
+  result.reciprocal.tried = result.estimate.tried = count;
   return result;
 }
 

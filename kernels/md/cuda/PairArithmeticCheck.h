@@ -12,7 +12,7 @@ struct ArithmeticCount {
 struct PairArithmeticCheck {
   ArithmeticCount reciprocal;      // pairReciprocal(x) against 1.0f / x, every float x in [2^-12, 2^12)
   ArithmeticCount estimate;        // the bare estimate (rcp.approx) against 1.0f / x there: the check's control
-  ArithmeticCount imageFloat;      // nearestImage against minimumImage, float, d across (-L, L), several L
+  ArithmeticCount imageFloat;      // nearestImage against minimumImage, float, d across [-L, L), five L
   ArithmeticCount imageDouble;     // the same in double
 };
 
